@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// Runs the suite on the built output (dist/): unit tests once, then the e2e tests on the embedded
+// SQLite database and on MySQL/MariaDB. With CI=true the MySQL leg is mandatory: an unreachable
+// server fails the run. Elsewhere a missing server is reported plainly and the leg is skipped.
+// Ends with the OpenAPI lint and a "N passed, N failed" line.
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+
+const args = new Set(process.argv.slice(2));
+const onlyUnit = args.has('--unit');
+const onlyE2e = args.has('--e2e');
+const ci = process.env.CI === 'true';
+const mysqlUrl = process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test';
+const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : null;
+
+function findFiles(dir, suffix) {
+  let found = [];
+  let entries = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) found = found.concat(findFiles(path, suffix));
+    else if (path.endsWith(suffix) && (!filter || filter.test(path))) found.push(path);
+  }
+  return found.sort();
+}
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+
+function runNodeTests(label, files, env) {
+  if (files.length === 0) return Promise.resolve(0);
+  console.log(`\n=== ${label}: ${files.length} file(s) ===`);
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', '--test-timeout=120000', ...files],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('close', (code) => {
+      const count = (name) => Number((tail.match(new RegExp(`ℹ ${name} (\\d+)`)) ?? [])[1] ?? 0);
+      totals.passed += count('pass');
+      totals.failed += count('fail') + count('cancelled');
+      totals.skipped += count('skipped') + count('todo');
+      if (code !== 0 && count('fail') + count('cancelled') === 0) totals.failed += 1; // crashed runner
+      resolve(code ?? 1);
+    });
+  });
+}
+
+async function mysqlReachable() {
+  try {
+    const connection = await createConnection({ uri: mysqlUrl, connectTimeout: 5000 });
+    await connection.query('SELECT 1');
+    await connection.end();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+let exitCode = 0;
+if (!onlyE2e) {
+  exitCode |= await runNodeTests('unit', findFiles('dist/src', '.spec.js'), {});
+}
+if (!onlyUnit) {
+  const e2eFiles = findFiles('dist/test', '.e2e-spec.js');
+  exitCode |= await runNodeTests('e2e on embedded SQLite', e2eFiles, { TEST_DB: 'sqlite' });
+  const problem = await mysqlReachable();
+  if (problem === null) {
+    exitCode |= await runNodeTests('e2e on MySQL/MariaDB', e2eFiles, { TEST_DB: 'mysql', MYSQL_TEST_URL: mysqlUrl });
+  } else if (ci) {
+    console.error(`\n*** MySQL leg FAILED: MySQL is unreachable at ${mysqlUrl} (${problem}). It is mandatory with CI=true.`);
+    totals.failed += 1;
+    exitCode |= 1;
+  } else {
+    console.log(`\n*** MySQL leg DID NOT RUN: no MySQL at ${mysqlUrl} (${problem}). Start MariaDB to run it.`);
+  }
+}
+if (!onlyUnit && !onlyE2e) {
+  console.log('\n=== OpenAPI lint (redocly) ===');
+  const lint = spawnSync('npx', ['--no-install', 'redocly', 'lint', 'openapi.json', '--config', 'redocly.yaml'], { stdio: 'inherit' });
+  if (lint.status !== 0) {
+    totals.failed += 1;
+    exitCode |= 1;
+  } else totals.passed += 1;
+}
+console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+process.exit(exitCode ? 1 : 0);

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { AdminConfig } from './admin-config.entity';
+
+export interface AdminConfigChanges {
+  autoExpire?: boolean;
+  defaultRedirectUrl?: string | null;
+  merchantName?: string;
+  webhookSigningKey?: string | null;
+}
+
+const ROW_ID = 1;
+
+/** Run-time settings (one row). Read fresh on every use, so a change reaches every replica. */
+@Injectable()
+export class AdminConfigService {
+  constructor(
+    @InjectRepository(AdminConfig) private readonly rows: Repository<AdminConfig>,
+    private readonly config: AppConfig,
+  ) {}
+
+  async get(): Promise<AdminConfig> {
+    const row = await this.rows.findOne({ where: { id: ROW_ID } });
+    return row ?? this.defaults();
+  }
+
+  async update(changes: AdminConfigChanges): Promise<AdminConfig> {
+    const row = { ...(await this.get()), ...stripUndefined(changes), updatedAt: new Date() };
+    await this.rows.save(this.rows.create(row));
+    return row;
+  }
+
+  /** The key webhooks are signed with: the admin-set one, else WEBHOOK_SIGNING_KEY, else none. */
+  async webhookSigningKey(): Promise<string | null> {
+    return (await this.get()).webhookSigningKey ?? this.config.webhookSigningKey;
+  }
+
+  private defaults(): AdminConfig {
+    return this.rows.create({
+      id: ROW_ID,
+      autoExpire: true,
+      defaultRedirectUrl: null,
+      merchantName: 'Checkout',
+      webhookSigningKey: null,
+      updatedAt: new Date(),
+    });
+  }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

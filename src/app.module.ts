@@ -1,0 +1,40 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { AdminConfigModule } from './admin-config/admin-config.module';
+import { AuthModule } from './auth/auth.module';
+import { BootstrapModule } from './bootstrap/bootstrap.module';
+import { ErrorFilter } from './common/errors/error.filter';
+import { createValidationPipe } from './common/validation/validation.pipe';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { CurrenciesModule } from './currencies/currencies.module';
+import { DatabaseModule } from './database/database.module';
+import { GatewaysModule } from './gateways/gateways.module';
+import { HealthModule } from './health/health.module';
+import { TransactionsModule } from './transactions/transactions.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(),
+        ScheduleModule.forRoot(),
+        AuthModule,
+        CurrenciesModule,
+        GatewaysModule,
+        AdminConfigModule,
+        TransactionsModule,
+        HealthModule,
+        BootstrapModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SwaggerModule } from '@nestjs/swagger';
+import express from 'express';
+import type { Logger } from 'pino';
+import { jsonBody } from './common/http/json-body';
+import { requireKnownMediaType } from './common/http/media-type.middleware';
+import { requestLogging } from './common/http/request-logging';
+import { ignoreTrailingSlash } from './common/http/trailing-slash.middleware';
+import { buildOpenApiDocument } from './openapi/openapi';
+
+const BODY_LIMIT = '1mb';
+
+/**
+ * Everything about the HTTP edge that is not a module: used by main.ts AND by the e2e tests, so
+ * tests run the real app. Call before `init()`/`listen()`.
+ */
+export function configureApp(app: NestExpressApplication, logger: Logger): NestExpressApplication {
+  app.disable('x-powered-by');
+  app.use(requestLogging(logger));
+  app.use(ignoreTrailingSlash);
+  app.use(requireKnownMediaType);
+  app.use(jsonBody(BODY_LIMIT));
+  app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 1000 }));
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+    customSiteTitle: 'Checkout API',
+  });
+  app.enableShutdownHooks();
+  return app;
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { NotFound } from '../../common/errors/domain-errors';
+import { ApiKey } from './api-key.entity';
+
+const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomPrefix(): string {
+  const bytes = randomBytes(8);
+  return Array.from(bytes, (b) => PREFIX_ALPHABET[b % PREFIX_ALPHABET.length]).join('');
+}
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+export interface IssuedApiKey {
+  apiKey: ApiKey;
+  /** `<prefix>.<secret>`: shown once, never stored. */
+  key: string;
+}
+
+/** Issues, verifies and revokes API keys. Only a SHA-256 of the secret is kept. */
+@Injectable()
+export class ApiKeysService {
+  constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
+
+  async issue(name: string, expiresAt: Date | null = null): Promise<IssuedApiKey> {
+    const secret = randomBytes(32).toString('base64url'); // 43 characters, 256 bits
+    for (let attempt = 0; ; attempt++) {
+      const prefix = randomPrefix();
+      const apiKey = this.keys.create({
+        name,
+        prefix,
+        secretHash: sha256(secret).toString('hex'),
+        createdAt: new Date(),
+        expiresAt,
+        revokedAt: null,
+      });
+      try {
+        await this.keys.insert(apiKey);
+        return { apiKey, key: `${prefix}.${secret}` };
+      } catch (error) {
+        if (attempt >= 3) throw error; // a prefix collision is rare; anything else is real
+      }
+    }
+  }
+
+  /** The key for a presented `<prefix>.<secret>`, or null when unknown, wrong, revoked or expired. */
+  async verify(presented: string, now = new Date()): Promise<ApiKey | null> {
+    const dot = presented.indexOf('.');
+    if (dot !== 8) return null;
+    const prefix = presented.slice(0, dot);
+    const secret = presented.slice(dot + 1);
+    if (secret.length < 32) return null;
+    const apiKey = await this.keys.findOne({ where: { prefix } });
+    const expected = Buffer.from(apiKey?.secretHash ?? '0'.repeat(64), 'hex');
+    const matches = timingSafeEqual(sha256(secret), expected);
+    if (!apiKey || !matches) return null;
+    if (apiKey.revokedAt) return null;
+    if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= now.getTime()) return null;
+    return apiKey;
+  }
+
+  list(): Promise<ApiKey[]> {
+    return this.keys.find({ order: { id: 'ASC' } });
+  }
+
+  async revoke(id: number): Promise<void> {
+    const apiKey = await this.keys.findOne({ where: { id } });
+    if (!apiKey) throw new NotFound();
+    if (!apiKey.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+  }
+
+  count(): Promise<number> {
+    return this.keys.count();
+  }
+}

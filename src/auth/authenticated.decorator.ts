@@ -1,0 +1,55 @@
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiBasicAuth,
+  ApiForbiddenResponse,
+  ApiSecurity,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { DetailDto } from '../common/errors/error-body.dto';
+import { AdminGuard } from './admin.guard';
+import type { AuthScheme, Principal } from './principal';
+
+export const AUTH_SCHEMES = 'checkout:auth-schemes';
+export const API_KEY_SECURITY = 'api-key';
+export const BASIC_SECURITY = 'basic';
+
+/**
+ * The route needs credentials of one of these schemes: applies the guard's metadata and the
+ * OpenAPI security requirements together (the global CredentialsGuard reads the metadata).
+ */
+export const Authenticated = (...schemes: AuthScheme[]): MethodDecorator & ClassDecorator =>
+  applyDecorators(
+    SetMetadata(AUTH_SCHEMES, schemes),
+    ...schemes.map((s) => (s === 'api-key' ? ApiSecurity(API_KEY_SECURITY) : ApiBasicAuth(BASIC_SECURITY))),
+    ApiUnauthorizedResponse({
+      type: DetailDto,
+      description: 'No or bad credentials (with `WWW-Authenticate`)',
+    }),
+    ApiTooManyRequestsResponse({
+      type: DetailDto,
+      description: 'Too many failed authentications (with `Retry-After`)',
+    }),
+  );
+
+/** Admin API: Basic auth of a user with `is_admin` (others: 403). */
+export const AdminOnly = (): MethodDecorator & ClassDecorator =>
+  applyDecorators(
+    Authenticated('basic'),
+    UseGuards(AdminGuard),
+    ApiForbiddenResponse({ type: DetailDto, description: 'The user is not an admin' }),
+  );
+
+/** The authenticated caller. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<Request>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route without @Authenticated()');
+  return principal;
+});

@@ -1,0 +1,96 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import passport from 'passport';
+import { AuthenticationFailed, Throttled } from '../common/errors/domain-errors';
+import { AuthThrottleService } from './auth-throttle.service';
+import { AUTH_SCHEMES } from './authenticated.decorator';
+import type { AuthScheme, Principal } from './principal';
+
+const CHALLENGES: Record<AuthScheme, string> = {
+  'api-key': 'Api-Key realm="checkout"',
+  basic: 'Basic realm="checkout"',
+};
+const FAILURE_MESSAGES: Record<AuthScheme, string> = {
+  'api-key': 'Invalid API key.',
+  basic: 'Invalid username or password.',
+};
+
+/**
+ * Picks the passport strategy from the `Authorization` scheme, among those the route accepts,
+ * and answers SPEC §3's exact 401 bodies (with `WWW-Authenticate`) and 429s.
+ */
+@Injectable()
+export class CredentialsGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly throttle: AuthThrottleService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const schemes = this.reflector.getAllAndOverride<AuthScheme[] | undefined>(AUTH_SCHEMES, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!schemes) return true;
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const challenge = schemes.map((s) => CHALLENGES[s]).join(', ');
+    const header = req.headers.authorization?.trim() ?? '';
+    const presented = this.presentedScheme(header);
+    if (!presented)
+      throw new AuthenticationFailed('Authentication credentials were not provided.', challenge);
+    if (!schemes.includes(presented)) {
+      throw new AuthenticationFailed(
+        `${presented === 'basic' ? 'Basic' : 'API key'} authentication is not accepted here; use ${schemes.map((s) => (s === 'basic' ? 'Basic' : 'an API key')).join(' or ')}.`,
+        challenge,
+      );
+    }
+
+    const identityKey = `id:${presented}:${this.identity(presented, header)}`;
+    const throttleKeys = [`ip:${req.ip ?? ''}`, identityKey];
+    const wait = this.throttle.retryAfter(throttleKeys);
+    if (wait > 0) throw new Throttled(wait);
+
+    const principal = await this.authenticate(presented, req, res);
+    if (!principal) {
+      this.throttle.recordFailure(throttleKeys);
+      throw new AuthenticationFailed(FAILURE_MESSAGES[presented], challenge);
+    }
+    this.throttle.recordSuccess(identityKey);
+    req.principal = principal;
+    return true;
+  }
+
+  private presentedScheme(header: string): AuthScheme | null {
+    const scheme = header.split(/\s+/, 1)[0].toLowerCase();
+    if (scheme === 'api-key') return 'api-key';
+    if (scheme === 'basic') return 'basic';
+    return null;
+  }
+
+  /** The username or key prefix presented, for per-identity throttling (never the secret). */
+  private identity(scheme: AuthScheme, header: string): string {
+    const token = header.slice(header.indexOf(' ') + 1).trim();
+    if (scheme === 'api-key') return token.split('.', 1)[0].slice(0, 16);
+    const decoded = Buffer.from(token, 'base64').toString('utf8');
+    return decoded.split(':', 1)[0].slice(0, 150);
+  }
+
+  private authenticate(strategy: AuthScheme, req: Request, res: Response): Promise<Principal | null> {
+    return new Promise((resolve, reject) => {
+      const handler = passport.authenticate(
+        strategy,
+        { session: false },
+        (error: unknown, user: Principal | false) => {
+          if (error) reject(toError(error));
+          else resolve(user || null);
+        },
+      ) as (req: Request, res: Response, next: (err?: unknown) => void) => void;
+      handler(req, res, (error?: unknown) => (error ? reject(toError(error)) : resolve(null)));
+    });
+  }
+}
+
+const toError = (error: unknown): Error =>
+  error instanceof Error ? error : new Error(JSON.stringify(error));

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { FieldErrors, NotFound } from '../../common/errors/domain-errors';
+import { isUniqueViolation } from '../../database/db-values';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../passwords';
+import { User } from './user.entity';
+
+export interface UserInput {
+  username: string;
+  password: string;
+  gatewayCodes?: string[];
+  isAdmin?: boolean;
+  isActive?: boolean;
+}
+
+export type UserChanges = Partial<UserInput>;
+
+/** Basic-auth users: created by admins, passwords kept as scrypt hashes. */
+@Injectable()
+export class UsersService {
+  constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
+
+  /** The active user with these credentials, or null. Always spends one scrypt, found or not. */
+  async verify(username: string, password: string): Promise<User | null> {
+    const user = await this.users.findOne({ where: { username } });
+    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    return user && ok && user.isActive ? user : null;
+  }
+
+  async create(input: UserInput): Promise<User> {
+    const now = new Date();
+    const user = this.users.create({
+      username: input.username,
+      passwordHash: await hashPassword(input.password),
+      gatewayCodes: input.gatewayCodes ?? [],
+      isAdmin: input.isAdmin ?? false,
+      isActive: input.isActive ?? true,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      return await this.users.save(user);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new FieldErrors({ username: ['A user with that username already exists.'] });
+      throw error;
+    }
+  }
+
+  async update(id: number, changes: UserChanges): Promise<User> {
+    const user = await this.get(id);
+    if (changes.username !== undefined) user.username = changes.username;
+    if (changes.password !== undefined) user.passwordHash = await hashPassword(changes.password);
+    if (changes.gatewayCodes !== undefined) user.gatewayCodes = changes.gatewayCodes;
+    if (changes.isAdmin !== undefined) user.isAdmin = changes.isAdmin;
+    if (changes.isActive !== undefined) user.isActive = changes.isActive;
+    user.updatedAt = new Date();
+    try {
+      return await this.users.save(user);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new FieldErrors({ username: ['A user with that username already exists.'] });
+      throw error;
+    }
+  }
+
+  /** Makes sure the bootstrap admin exists with this password (ADMIN_USERNAME/ADMIN_PASSWORD). */
+  async ensureAdmin(username: string, password: string): Promise<User> {
+    const existing = await this.users.findOne({ where: { username } });
+    if (!existing) return this.create({ username, password, isAdmin: true });
+    const samePassword = await verifyPassword(password, existing.passwordHash);
+    if (samePassword && existing.isAdmin && existing.isActive) return existing;
+    return this.update(existing.id, { password, isAdmin: true, isActive: true });
+  }
+
+  async get(id: number): Promise<User> {
+    const user = await this.users.findOne({ where: { id } });
+    if (!user) throw new NotFound();
+    return user;
+  }
+
+  list(): Promise<User[]> {
+    return this.users.find({ order: { id: 'ASC' } });
+  }
+
+  async remove(id: number): Promise<void> {
+    const result = await this.users.delete({ id });
+    if (!result.affected) throw new NotFound();
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+}

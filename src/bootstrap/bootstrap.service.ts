@@ -1,0 +1,89 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { AdminConfigService } from '../admin-config/admin-config.service';
+import { ApiKeysService } from '../auth/api-keys/api-keys.service';
+import { UsersService } from '../auth/users/users.service';
+import { AppConfig } from '../config/app-config';
+import { CurrenciesService } from '../currencies/currencies.service';
+import { GatewaysService } from '../gateways/gateways.service';
+
+const DEMO_CURRENCIES = ['KWD', 'USD', 'EUR', 'GBP', 'SAR', 'AED', 'BHD', 'QAR', 'OMR', 'EGP', 'JPY'];
+
+/**
+ * Start-up data (SPEC §8 "Bootstrap"): the admin from ADMIN_USERNAME/ADMIN_PASSWORD; and on the
+ * embedded default with neither set, a first start creates an admin, an API key, demo currencies
+ * and a `sandbox` gateway, and prints the credentials once (to stdout, not to the log).
+ */
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly users: UsersService,
+    private readonly apiKeys: ApiKeysService,
+    private readonly currencies: CurrenciesService,
+    private readonly gateways: GatewaysService,
+    private readonly adminConfig: AdminConfigService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.adminUsername && this.config.adminPassword) {
+      await this.users.ensureAdmin(this.config.adminUsername, this.config.adminPassword);
+      this.logger.log(`Admin user "${this.config.adminUsername}" is ready`);
+    } else if (this.config.isEmbeddedDatabase && (await this.users.count()) === 0) {
+      await this.firstStart();
+    }
+    if (!(await this.adminConfig.webhookSigningKey())) {
+      this.logger.warn(
+        'No webhook signing key is configured (WEBHOOK_SIGNING_KEY or admin config): webhooks go out unsigned',
+      );
+    }
+  }
+
+  private async firstStart(): Promise<void> {
+    const password = randomBytes(12).toString('base64url');
+    await this.users.create({ username: 'admin', password, isAdmin: true, gatewayCodes: ['sandbox'] });
+    const { key } = await this.apiKeys.issue('dev key (first start)');
+    for (const code of DEMO_CURRENCIES) {
+      if (!(await this.currencies.findByCode(code))) await this.currencies.create(code);
+    }
+    if (!(await this.gateways.findByCode('sandbox'))) {
+      await this.gateways.create({
+        code: 'sandbox',
+        name: 'Sandbox card',
+        pg: 'sandbox',
+        type: 'sandbox',
+        operation: 'purchase',
+        currencies: DEMO_CURRENCIES,
+        feeFixed: '0',
+        feePercent: '0',
+        icon: '',
+        flow: 'redirect',
+        requireCustomerPhone: false,
+        isActive: true,
+      });
+    }
+    const base = this.config.publicBaseUrl;
+    process.stdout.write(
+      [
+        '',
+        '================ Checkout: first start ================',
+        'Created on the embedded database (shown only this once):',
+        `  admin user : admin / ${password}`,
+        `  API key    : ${key}`,
+        `  gateway    : sandbox (test cards: 4111 1111 1111 1111 pays, 4000 0000 0000 0002 declines)`,
+        '',
+        'Create a payment transaction:',
+        `  curl -s -X POST ${base}/b/checkout/v1/pymt-txn/ \\`,
+        `    -H 'Authorization: Api-Key ${key}' \\`,
+        `    -H 'Content-Type: application/json' \\`,
+        `    -d '{"type": "e_commerce", "amount": "10.000", "currency_code": "KWD", "pg_codes": ["sandbox"]}'`,
+        '',
+        `API docs: ${base}/docs`,
+        '=======================================================',
+        '',
+      ].join('\n'),
+    );
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Errors the services throw. One global filter ({@link ErrorFilter}) turns each into SPEC §2's body,
+ * so services never build HTTP responses themselves.
+ */
+
+/** A DRF-style field error tree: field → messages, nested objects nest. */
+export interface FieldErrorTree {
+  [field: string]: string[] | FieldErrorTree;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  /** Extra response headers (e.g. `WWW-Authenticate`, `Retry-After`). */
+  readonly headers: Record<string, string> = {};
+  /** The JSON body; `{"detail": message}` unless a subclass says otherwise. */
+  body(): unknown {
+    return { detail: this.message };
+  }
+}
+
+export class FieldErrors extends DomainError {
+  readonly status = 400;
+  constructor(readonly errors: FieldErrorTree) {
+    super('Invalid input.');
+  }
+  override body(): unknown {
+    return this.errors;
+  }
+}
+
+export class BadRequest extends DomainError {
+  readonly status = 400;
+}
+
+export class AuthenticationFailed extends DomainError {
+  readonly status = 401;
+  constructor(message: string, challenge: string) {
+    super(message);
+    this.headers['WWW-Authenticate'] = challenge;
+  }
+}
+
+export class PermissionDenied extends DomainError {
+  readonly status = 403;
+  constructor(message = 'You do not have permission to perform this action.') {
+    super(message);
+  }
+}
+
+export class NotFound extends DomainError {
+  readonly status = 404;
+  constructor(message = 'Not found.') {
+    super(message);
+  }
+}
+
+export class StateConflict extends DomainError {
+  readonly status = 409;
+}
+
+export class PreconditionFailed extends DomainError {
+  readonly status = 412;
+  constructor(message = 'Precondition failed: the resource was modified since the given ETag.') {
+    super(message);
+  }
+}
+
+export class PayloadTooLarge extends DomainError {
+  readonly status = 413;
+  constructor(message = 'Request body is too large.') {
+    super(message);
+  }
+}
+
+export class UnsupportedMediaType extends DomainError {
+  readonly status = 415;
+  constructor(mediaType: string) {
+    super(`Unsupported media type "${mediaType}" in request.`);
+  }
+}
+
+export class UnprocessableEntity extends DomainError {
+  readonly status = 422;
+}
+
+export class Throttled extends DomainError {
+  readonly status = 429;
+  constructor(retryAfterSeconds: number) {
+    super(`Request was throttled. Expected available in ${retryAfterSeconds} seconds.`);
+    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}
+
+/** Adds one message under a (possibly dotted) field path of a tree. */
+export function addFieldError(tree: FieldErrorTree, path: string, message: string): void {
+  const parts = path.split('.');
+  let node: FieldErrorTree = tree;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (Array.isArray(next)) return; // the parent already failed as a whole; keep that message
+    node = next ?? (node[part] = {});
+  }
+  const leaf = parts[parts.length - 1];
+  const existing = node[leaf];
+  if (existing === undefined) node[leaf] = [message];
+  else if (Array.isArray(existing) && !existing.includes(message)) existing.push(message);
+}
+
+export function hasFieldError(tree: FieldErrorTree, field: string): boolean {
+  return tree[field] !== undefined;
+}

@@ -1,0 +1,82 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { DomainError } from './domain-errors';
+
+/**
+ * The one error path (SPEC §2): domain errors keep their status and body; Nest's own HTTP
+ * exceptions (unknown route, etc.) become `{"detail"}` bodies; anything else is a 500 with no
+ * internals, logged with the request id.
+ */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ErrorFilter');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const res = http.getResponse<Response>();
+    const req = http.getRequest<Request>();
+    if (res.headersSent) return;
+    const { status, body, headers } = this.describe(error, req);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.status(status).json(body);
+  }
+
+  private describe(
+    error: unknown,
+    req: Request,
+  ): { status: number; body: unknown; headers: Record<string, string> } {
+    if (error instanceof DomainError) {
+      return { status: error.status, body: error.body(), headers: error.headers };
+    }
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      return { status, body: { detail: detailFor(status, error) }, headers: {} };
+    }
+    const bodyParserStatus = parserErrorStatus(error);
+    if (bodyParserStatus) return bodyParserStatus;
+    this.logger.error({ err: error, reqId: req.id }, 'Unhandled error');
+    return { status: 500, body: { detail: 'Internal server error.' }, headers: {} };
+  }
+}
+
+function detailFor(status: number, error: HttpException): string {
+  switch (status) {
+    case 404:
+      return 'Not found.';
+    case 405:
+      return `Method "${'method' in error ? String(error.method) : ''}" not allowed.`;
+    case 413:
+      return 'Request body is too large.';
+    default: {
+      const response = error.getResponse();
+      if (typeof response === 'string') return response;
+      const message = (response as { message?: unknown }).message;
+      return typeof message === 'string' ? message : error.message;
+    }
+  }
+}
+
+/** Errors thrown by body-parser / multer carry a `status` or a `code`. */
+function parserErrorStatus(
+  error: unknown,
+): { status: number; body: unknown; headers: Record<string, string> } | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const e = error as { status?: number; type?: string; code?: string; message?: string };
+  if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE' || e.code === 'LIMIT_FIELD_VALUE') {
+    return { status: 413, body: { detail: 'Request body is too large.' }, headers: {} };
+  }
+  if (e.type === 'entity.parse.failed') {
+    return {
+      status: 400,
+      body: { detail: `JSON parse error - ${e.message ?? 'invalid JSON'}` },
+      headers: {},
+    };
+  }
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return { status: 415, body: { detail: e.message }, headers: {} };
+  }
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return { status: e.status, body: { detail: e.message ?? 'Bad request.' }, headers: {} };
+  }
+  return null;
+}

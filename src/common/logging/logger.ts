@@ -1,0 +1,57 @@
+import type { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+
+/** Paths never logged in clear: credentials, card data, customer contact data (SPEC §14). */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.card',
+  '*.card_number',
+  '*.customer_email',
+  '*.customer_phone',
+  '*.webhook_signing_key',
+  '*.key',
+];
+
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { service: 'checkout' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+  });
+}
+
+/** Nest's logger interface over pino, so framework messages are JSON lines too. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.write('info', message, context);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+    this.write('error', message, context);
+  }
+  warn(message: unknown, context?: string): void {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: string): void {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string): void {
+    this.write('trace', message, context);
+  }
+
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace',
+    message: unknown,
+    context?: string,
+  ): void {
+    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
+    else this.logger[level]({ context }, String(message));
+  }
+}

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { amountProblem, computeFee, formatAmount, significantDecimals } from './money';
+
+describe('money', () => {
+  it('formats with the currency digits', () => {
+    assert.equal(formatAmount('12.5', 3), '12.500');
+    assert.equal(formatAmount('7', 2), '7.00');
+    assert.equal(formatAmount('1500', 0), '1500');
+    assert.equal(formatAmount('9999999999999.999', 3), '9999999999999.999');
+  });
+
+  it('counts only decimals that carry value', () => {
+    assert.equal(significantDecimals('12.500'), 1);
+    assert.equal(significantDecimals('12.5001'), 4);
+    assert.equal(significantDecimals('12'), 0);
+    assert.equal(significantDecimals('12.000000'), 0);
+  });
+
+  it('rounds the fee half-up to the currency digits', () => {
+    assert.equal(computeFee('10.005', '0', '50', 3), '5.003'); // 5.0025 → 5.003
+    assert.equal(computeFee('100', '0.25', '2.5', 2), '2.75');
+    assert.equal(computeFee('0.01', '0', '50', 2), '0.01'); // 0.005 → 0.01
+    assert.equal(computeFee('1', '0.1', '20', 2), '0.30'); // 0.1 + 0.2, no float drift
+  });
+
+  it('accepts the amount grammar and names what is wrong', () => {
+    assert.equal(amountProblem('1'), null);
+    assert.equal(amountProblem('1234567890123.45'), null);
+    assert.equal(amountProblem('12345678901234'), 'too_many_integer_digits');
+    assert.equal(amountProblem('0'), 'not_positive');
+    assert.equal(amountProblem('0.000'), 'not_positive');
+    assert.equal(amountProblem('-5'), 'not_positive');
+    assert.equal(amountProblem('abc'), 'invalid');
+    assert.equal(amountProblem('1e5'), 'invalid');
+    assert.equal(amountProblem('.5'), 'invalid');
+    assert.equal(amountProblem('5.'), 'invalid');
+    assert.equal(amountProblem(' 5'), 'invalid');
+    assert.equal(amountProblem('+5'), 'invalid');
+  });
+});

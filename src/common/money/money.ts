@@ -1,0 +1,53 @@
+import Decimal from 'decimal.js';
+
+/** Decimal arithmetic for money: a private Decimal constructor so global settings never leak. */
+export const Money = Decimal.clone({
+  precision: 40,
+  rounding: Decimal.ROUND_HALF_UP,
+  toExpNeg: -40,
+  toExpPos: 40,
+});
+export type Money = Decimal;
+
+/** The API's amount grammar (SPEC §4): up to 13 integer digits, any number of decimals. */
+export const AMOUNT_PATTERN = /^\d{1,13}(\.\d+)?$/;
+export const MAX_INTEGER_DIGITS = 13;
+
+export type AmountProblem = 'invalid' | 'not_positive' | 'too_many_integer_digits';
+
+/** Checks an amount's text against the grammar; returns the problem, or null when it is fine. */
+export function amountProblem(text: string): AmountProblem | null {
+  const trimmed = text.trim();
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(trimmed)) return 'invalid';
+  const value = new Money(trimmed);
+  if (value.lte(0)) return 'not_positive';
+  if (trimmed !== text || !AMOUNT_PATTERN.test(text)) {
+    const integerDigits = text
+      .replace(/^[+-]/, '')
+      .split('.')[0]
+      .replace(/^0+(?=\d)/, '').length;
+    return integerDigits > MAX_INTEGER_DIGITS ? 'too_many_integer_digits' : 'invalid';
+  }
+  return null;
+}
+
+/** Decimals that carry value: `"12.500"` → 1, `"12"` → 0 (trailing zeros do not count). */
+export function significantDecimals(text: string): number {
+  return Math.max(0, new Money(text).decimalPlaces());
+}
+
+/** Formats with exactly `digits` decimals, rounding half-up: `("12.5", 3)` → `"12.500"`. */
+export function formatAmount(value: string | Money, digits: number): string {
+  return new Money(value).toFixed(digits, Money.ROUND_HALF_UP);
+}
+
+/** Gateway fee: `fixed + amount × percent / 100`, rounded half-up to the currency's digits. */
+export function computeFee(amount: string, feeFixed: string, feePercent: string, digits: number): string {
+  const fee = new Money(feeFixed).plus(new Money(amount).times(feePercent).dividedBy(100));
+  return formatAmount(fee, digits);
+}
+
+/** Canonical text of a decimal for storage: no exponent, no trailing zeros. */
+export function canonicalDecimal(value: string | Money): string {
+  return new Money(value).toFixed();
+}

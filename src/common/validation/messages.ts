@@ -1,0 +1,41 @@
+import type { ValidationArguments } from 'class-validator';
+
+/** DRF's wording, so clients written against the public API read the same messages (SPEC §2). */
+export const MSG = {
+  required: 'This field is required.',
+  notNull: 'This field may not be null.',
+  blank: 'This field may not be blank.',
+  string: 'Not a valid string.',
+  boolean: 'Must be a valid boolean.',
+  integer: 'A valid integer is required.',
+  number: 'A valid number is required.',
+  email: 'Enter a valid email address.',
+  url: 'Enter a valid URL.',
+  maxLength: (max: number) => `Ensure this field has no more than ${max} characters.`,
+  maxItems: (max: number) => `Ensure this field has no more than ${max} elements.`,
+  list: (args: ValidationArguments) => `Expected a list of items but got type "${pyType(args.value)}".`,
+  dict: (args: ValidationArguments) => `Expected a dictionary of items but got type "${pyType(args.value)}".`,
+  choice: (args: ValidationArguments) => `"${String(args.value)}" is not a valid choice.`,
+  greaterThanZero: 'Ensure this value is greater than 0.',
+} as const;
+
+export const requiredMessage = (args: ValidationArguments): string =>
+  args.value === null ? MSG.notNull : MSG.required;
+
+/** The type name DRF would print for a JSON value. */
+export function pyType(value: unknown): string {
+  if (value === null) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  switch (typeof value) {
+    case 'string':
+      return 'str';
+    case 'number':
+      return Number.isInteger(value) ? 'int' : 'float';
+    case 'boolean':
+      return 'bool';
+    case 'object':
+      return 'dict';
+    default:
+      return typeof value;
+  }
+}

@@ -1,0 +1,31 @@
+import type { ValidationError } from 'class-validator';
+import { addFieldError, FieldErrorTree } from '../errors/domain-errors';
+
+/** Constraints that describe the value's kind; when one fails, the others say nothing useful. */
+const KIND_CONSTRAINTS = [
+  'isDefined',
+  'isString',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'isInt',
+  'isNumber',
+  'isDecimalText',
+];
+
+/** class-validator errors → SPEC §2's field tree (nested objects nest; every field at once). */
+export function toFieldErrorTree(
+  errors: ValidationError[],
+  tree: FieldErrorTree = {},
+  prefix = '',
+): FieldErrorTree {
+  for (const error of errors) {
+    const path = prefix ? `${prefix}.${error.property}` : error.property;
+    const constraints = error.constraints ?? {};
+    const kind = KIND_CONSTRAINTS.find((name) => constraints[name] !== undefined);
+    const messages = kind ? [constraints[kind]] : Object.values(constraints);
+    for (const message of messages) addFieldError(tree, path, message);
+    if (error.children?.length && !kind) toFieldErrorTree(error.children, tree, path);
+  }
+  return tree;
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import * as iso4217 from 'currency-codes';
+import { Repository } from 'typeorm';
+import { FieldErrors, NotFound } from '../common/errors/domain-errors';
+import { isUniqueViolation } from '../database/db-values';
+import { Currency } from './currency.entity';
+
+/** The configured currency list; `digits` default from ISO 4217 (the `currency-codes` package). */
+@Injectable()
+export class CurrenciesService {
+  constructor(@InjectRepository(Currency) private readonly currencies: Repository<Currency>) {}
+
+  /** ISO 4217 minor-unit digits of a code, or null when ISO does not know it. */
+  static isoDigits(code: string): number | null {
+    const entry = iso4217.code(code.toUpperCase());
+    return entry ? entry.digits : null;
+  }
+
+  findByCode(code: string): Promise<Currency | null> {
+    return this.currencies.findOne({ where: { code: code.toUpperCase() } });
+  }
+
+  list(): Promise<Currency[]> {
+    return this.currencies.find({ order: { code: 'ASC' } });
+  }
+
+  async create(code: string, digits?: number): Promise<Currency> {
+    const upper = code.toUpperCase();
+    const resolvedDigits = digits ?? CurrenciesService.isoDigits(upper);
+    if (resolvedDigits === null) {
+      throw new FieldErrors({
+        code: [`"${upper}" is not an ISO 4217 currency code; give "digits" explicitly.`],
+      });
+    }
+    const currency = this.currencies.create({ code: upper, digits: resolvedDigits, createdAt: new Date() });
+    try {
+      await this.currencies.insert(currency);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new FieldErrors({ code: [`Currency "${upper}" already exists.`] });
+      throw error;
+    }
+    return currency;
+  }
+
+  async remove(code: string): Promise<void> {
+    const result = await this.currencies.delete({ code: code.toUpperCase() });
+    if (!result.affected) throw new NotFound();
+  }
+}

@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { buildDataSourceOptions } from './data-source-options';
+import { runMigrations } from './migration-runner';
+
+/** The shared TypeORM data layer: connects, applies migrations, then the app starts. */
+@Module({})
+export class DatabaseModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => buildDataSourceOptions(config.database),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            await runMigrations(dataSource);
+            return dataSource;
+          },
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
+
+export const GATEWAY_TYPES = ['sandbox', 'production'] as const;
+export type GatewayType = (typeof GATEWAY_TYPES)[number];
+export const GATEWAY_OPERATIONS = ['purchase', 'authorize'] as const;
+export type GatewayOperation = (typeof GATEWAY_OPERATIONS)[number];
+export const GATEWAY_FLOWS = ['redirect'] as const;
+export type GatewayFlow = (typeof GATEWAY_FLOWS)[number];
+
+/** A payment gateway settings instance ("pg code") that transactions are paid through. */
+@Entity({ name: 'gateways' })
+export class Gateway {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 64, unique: true })
+  code: string;
+
+  @Column({ type: 'varchar', length: 128 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  pg: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  type: GatewayType;
+
+  @Column({ type: 'varchar', length: 16 })
+  operation: GatewayOperation;
+
+  /** Currency codes this gateway accepts. */
+  @JsonColumn()
+  currencies: string[];
+
+  @MoneyColumn({ name: 'fee_fixed' })
+  feeFixed: string;
+
+  @MoneyColumn({ name: 'fee_percent' })
+  feePercent: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  icon: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  flow: GatewayFlow;
+
+  @Column({ name: 'require_customer_phone', type: 'boolean' })
+  requireCustomerPhone: boolean;
+
+  @Column({ name: 'is_active', type: 'boolean' })
+  isActive: boolean;
+
+  @TimestampColumn({ name: 'created_at' })
+  createdAt: Date;
+
+  @TimestampColumn({ name: 'updated_at' })
+  updatedAt: Date;
+}

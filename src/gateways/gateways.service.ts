@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import { FieldErrors, NotFound } from '../common/errors/domain-errors';
+import { isUniqueViolation } from '../database/db-values';
+import { Gateway, GatewayFlow, GatewayOperation, GatewayType } from './gateway.entity';
+
+export interface GatewayInput {
+  code: string;
+  name: string;
+  pg: string;
+  type: GatewayType;
+  operation: GatewayOperation;
+  currencies: string[];
+  feeFixed: string;
+  feePercent: string;
+  icon: string;
+  flow: GatewayFlow;
+  requireCustomerPhone: boolean;
+  isActive: boolean;
+}
+
+/** Gateway settings instances ("pg codes") that transactions are paid through. */
+@Injectable()
+export class GatewaysService {
+  constructor(@InjectRepository(Gateway) private readonly gateways: Repository<Gateway>) {}
+
+  findByCode(code: string): Promise<Gateway | null> {
+    return this.gateways.findOne({ where: { code } });
+  }
+
+  findByCodes(codes: string[]): Promise<Gateway[]> {
+    return codes.length ? this.gateways.find({ where: { code: In(codes) } }) : Promise.resolve([]);
+  }
+
+  async get(code: string): Promise<Gateway> {
+    const gateway = await this.findByCode(code);
+    if (!gateway) throw new NotFound();
+    return gateway;
+  }
+
+  list(): Promise<Gateway[]> {
+    return this.gateways.find({ order: { id: 'ASC' } });
+  }
+
+  async create(input: GatewayInput): Promise<Gateway> {
+    const now = new Date();
+    const gateway = this.gateways.create({
+      ...input,
+      currencies: input.currencies.map((c) => c.toUpperCase()),
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      return await this.gateways.save(gateway);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new FieldErrors({ code: [`Gateway "${input.code}" already exists.`] });
+      throw error;
+    }
+  }
+
+  async update(code: string, changes: Partial<Omit<GatewayInput, 'code'>>): Promise<Gateway> {
+    const gateway = await this.get(code);
+    Object.assign(gateway, changes, { updatedAt: new Date() });
+    if (changes.currencies) gateway.currencies = changes.currencies.map((c) => c.toUpperCase());
+    return this.gateways.save(gateway);
+  }
+
+  count(): Promise<number> {
+    return this.gateways.count();
+  }
+
+  /** Deletes a gateway no transaction uses; one in use is deactivated instead (SPEC §8). */
+  async remove(code: string, inUse: boolean): Promise<'deleted' | 'deactivated'> {
+    const gateway = await this.get(code);
+    if (inUse) {
+      await this.gateways.update({ id: gateway.id }, { isActive: false, updatedAt: new Date() });
+      return 'deactivated';
+    }
+    await this.gateways.delete({ id: gateway.id });
+    return 'deleted';
+  }
+}

@@ -1,0 +1,82 @@
+import type { Request } from 'express';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { addFieldError, FieldErrors, FieldErrorTree } from '../common/errors/domain-errors';
+
+export type BodyMediaType = 'json' | 'form' | 'multipart';
+
+/** A create/update body as received: its fields (form values already decoded) and files. */
+export interface TransactionBody {
+  mediaType: BodyMediaType;
+  fields: Record<string, unknown>;
+  files: Express.Multer.File[];
+}
+
+const LIST_FIELDS = ['pg_codes', 'email_recipients'];
+const DICT_FIELDS = ['billing_address', 'notifications', 'extra'];
+
+/**
+ * SPEC §1: in multipart/urlencoded bodies a list may be a repeated key or a JSON string, and a
+ * dict is a JSON string. Turns such a body into the JSON shapes the DTO validates.
+ */
+export function decodeFormFields(raw: Record<string, unknown>): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...raw };
+  const errors: FieldErrorTree = {};
+  for (const name of LIST_FIELDS) {
+    const value = fields[name];
+    if (value === undefined) continue;
+    const items = Array.isArray(value) ? value : [value];
+    if (items.length === 1 && typeof items[0] === 'string' && items[0].trim().startsWith('[')) {
+      const parsed = parseJson(items[0]);
+      if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
+      else fields[name] = parsed;
+    } else {
+      fields[name] = items;
+    }
+  }
+  for (const name of DICT_FIELDS) {
+    const value = fields[name];
+    if (typeof value !== 'string') continue;
+    const parsed = parseJson(value);
+    if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
+    else fields[name] = parsed;
+  }
+  if (Object.keys(errors).length) throw new FieldErrors(errors);
+  return fields;
+}
+
+const INVALID = Symbol('invalid');
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return INVALID;
+  }
+}
+
+export function mediaTypeOf(req: Request): BodyMediaType {
+  if (req.is('multipart/form-data')) return 'multipart';
+  if (req.is('application/x-www-form-urlencoded')) return 'form';
+  return 'json';
+}
+
+/** The transaction body of the request, decoded by media type (the global pipe skips it). */
+export const TransactionBodyParam = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): TransactionBody => {
+    const req = ctx.switchToHttp().getRequest<Request>();
+    const mediaType = mediaTypeOf(req);
+    const raw = (req.body ?? {}) as unknown;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw new FieldErrors({
+        non_field_errors: [
+          `Invalid data. Expected a dictionary, but got ${Array.isArray(raw) ? 'list' : typeof raw}.`,
+        ],
+      });
+    }
+    const fields =
+      mediaType === 'json'
+        ? (raw as Record<string, unknown>)
+        : decodeFormFields(raw as Record<string, unknown>);
+    const files = Array.isArray(req.files) ? req.files : [];
+    return { mediaType, fields, files };
+  },
+);

@@ -1,0 +1,37 @@
+export const TRANSACTION_STATES = [
+  'created',
+  'paid',
+  'authorized',
+  'captured',
+  'failed',
+  'error',
+  'canceled',
+  'expired',
+  'voided',
+  'refunded',
+] as const;
+export type TransactionState = (typeof TRANSACTION_STATES)[number];
+
+/** States a customer may still pay in (SPEC §5); also the states in which an update is allowed. */
+export const PAYABLE_STATES: readonly TransactionState[] = ['created', 'failed', 'error'];
+
+/** States after which the order_no may be reused (SPEC §4 `order_no`). */
+export const ORDER_NO_RELEASING_STATES: readonly TransactionState[] = ['canceled', 'expired'];
+
+export const isPayable = (state: TransactionState): boolean => PAYABLE_STATES.includes(state);
+
+export const NOTIFICATION_EVENTS = [
+  'created',
+  'paid',
+  'canceled',
+  'failed',
+  'expired',
+  'authorized',
+  'voided',
+  'refunded',
+  'captured',
+] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+
+export const TRANSACTION_TYPES = ['payment_request', 'e_commerce'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { addFieldError, FieldErrors, FieldErrorTree, PermissionDenied } from '../common/errors/domain-errors';
+import { significantDecimals } from '../common/money/money';
+import { isBlockedLiteralHost } from '../common/net/private-address';
+import { toFieldErrorTree } from '../common/validation/validation-errors';
+import { AppConfig } from '../config/app-config';
+import { Currency } from '../currencies/currency.entity';
+import { CurrenciesService } from '../currencies/currencies.service';
+import { Gateway } from '../gateways/gateway.entity';
+import { GatewaysService } from '../gateways/gateways.service';
+import { mayUseGateway, Principal } from '../auth/principal';
+import { CreateTransactionDto } from './dto/create-transaction.dto';
+import { TransactionsRepository } from './transactions.repository';
+
+export interface ValidTransactionInput {
+  dto: CreateTransactionDto;
+  currency: Currency;
+  gateway: Gateway;
+}
+
+export interface ValidationContext {
+  principal: Principal;
+  /** The stored transaction on update (its id is excluded from the order_no check). */
+  existingId?: string;
+  /** Whether an attachment is stored or arrives with this request. */
+  hasAttachment: boolean;
+}
+
+/**
+ * Every rule of SPEC §4, run on the whole (merged, on update) input: field rules from the DTO,
+ * then the rules that need stored data. Reports every violation together; throws 403 when the
+ * caller may not use the gateway code.
+ */
+@Injectable()
+export class TransactionValidator {
+  constructor(
+    private readonly currencies: CurrenciesService,
+    private readonly gateways: GatewaysService,
+    private readonly transactions: TransactionsRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async validate(input: Record<string, unknown>, context: ValidationContext): Promise<ValidTransactionInput> {
+    const dto = plainToInstance(CreateTransactionDto, input);
+    const errors = toFieldErrorTree(await validate(dto, { whitelist: true, forbidUnknownValues: false }));
+
+    const code = errors.pg_codes ? undefined : dto.pg_codes[0];
+    if (code !== undefined && !mayUseGateway(context.principal, code)) {
+      throw new PermissionDenied(`You do not have permission to use gateway code "${code}".`);
+    }
+    const [currency, gateway] = await Promise.all([
+      errors.currency_code ? null : this.currencies.findByCode(dto.currency_code),
+      code === undefined ? null : this.gateways.findByCode(code),
+    ]);
+
+    if (!errors.currency_code && !currency) {
+      addFieldError(errors, 'currency_code', `"${dto.currency_code}" is not a configured currency.`);
+    }
+    if (code !== undefined && (!gateway || !gateway.isActive)) {
+      addFieldError(errors, 'pg_codes', `"${code}" is not a valid gateway code.`);
+    }
+    if (currency && gateway?.isActive && !gateway.currencies.includes(currency.code)) {
+      addFieldError(
+        errors,
+        'currency_code',
+        `Currency "${currency.code}" is not accepted by gateway "${gateway.code}".`,
+      );
+    }
+    if (!errors.amount && currency && significantDecimals(dto.amount) > currency.digits) {
+      addFieldError(
+        errors,
+        'amount',
+        `Ensure that there are no more than ${currency.digits} decimal places for ${currency.code}.`,
+      );
+    }
+    this.checkFieldDependencies(dto, gateway, context, errors);
+    if (
+      !errors.webhook_url &&
+      dto.webhook_url &&
+      !this.config.webhookAllowPrivate &&
+      isBlockedLiteralHost(dto.webhook_url)
+    ) {
+      addFieldError(
+        errors,
+        'webhook_url',
+        'This URL points at a private or local address, which is not allowed.',
+      );
+    }
+    if (
+      !errors.order_no &&
+      dto.order_no &&
+      (await this.transactions.isOrderNoLive(dto.order_no, context.existingId))
+    ) {
+      addFieldError(errors, 'order_no', 'A live transaction with this order_no already exists.');
+    }
+
+    if (Object.keys(errors).length) throw new FieldErrors(errors);
+    return { dto, currency: currency!, gateway: gateway! };
+  }
+
+  private checkFieldDependencies(
+    dto: CreateTransactionDto,
+    gateway: Gateway | null,
+    context: ValidationContext,
+    errors: FieldErrorTree,
+  ): void {
+    const notifications = errors.notifications ? undefined : dto.notifications;
+    if (notifications?.email?.length && !dto.customer_email && !errors.customer_email) {
+      addFieldError(errors, 'customer_email', 'This field is required when notifications.email is set.');
+    }
+    if (notifications?.sms?.length && !dto.customer_phone && !errors.customer_phone) {
+      addFieldError(errors, 'customer_phone', 'This field is required when notifications.sms is set.');
+    }
+    if (gateway?.requireCustomerPhone && !dto.customer_phone && !errors.customer_phone) {
+      addFieldError(errors, 'customer_phone', `This field is required by gateway "${gateway.code}".`);
+    }
+    if (dto.shortify_attachment_url && !context.hasAttachment && !errors.shortify_attachment_url) {
+      addFieldError(errors, 'shortify_attachment_url', 'An attachment is required to shortify its URL.');
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
+import type { GatewayOperation } from '../gateways/gateway.entity';
+import type { NotificationEvent, TransactionState, TransactionType } from './transaction-state';
+
+export interface BillingAddress {
+  line1: string;
+  line2?: string;
+  city: string;
+  state: string;
+  country: string;
+  postal_code: string;
+}
+
+export type Notifications = Partial<Record<'email' | 'sms', NotificationEvent[]>>;
+
+/** A payment transaction (checkout session). Column names are the API's snake_case names. */
+@Entity({ name: 'transactions' })
+@Index('idx_transactions_state_expires_at', ['state', 'expiresAt'])
+export class Transaction {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'session_id', type: 'varchar', length: 40, unique: true })
+  sessionId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  state: TransactionState;
+
+  /** Row version: bumped by every write; exposed as the ETag. */
+  @Column({ type: 'int' })
+  version: number;
+
+  @Column({ type: 'varchar', length: 32 })
+  type: TransactionType;
+
+  @MoneyColumn()
+  amount: string;
+
+  @Column({ name: 'currency_code', type: 'varchar', length: 3 })
+  currencyCode: string;
+
+  /** The one gateway code of `pg_codes`. */
+  @Column({ name: 'pg_code', type: 'varchar', length: 64 })
+  pgCode: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  operation: GatewayOperation;
+
+  @Column({ type: 'varchar', length: 32 })
+  mode: string;
+
+  @Column({ name: 'webhook_url', type: 'varchar', length: 200 })
+  webhookUrl: string;
+
+  @Column({ name: 'redirect_url', type: 'varchar', length: 200 })
+  redirectUrl: string;
+
+  @Column({ name: 'customer_id', type: 'varchar', length: 64 })
+  customerId: string;
+
+  @Column({ name: 'customer_first_name', type: 'varchar', length: 64 })
+  customerFirstName: string;
+
+  @Column({ name: 'customer_last_name', type: 'varchar', length: 64 })
+  customerLastName: string;
+
+  @Column({ name: 'customer_email', type: 'varchar', length: 128 })
+  customerEmail: string;
+
+  @Column({ name: 'customer_phone', type: 'varchar', length: 12 })
+  customerPhone: string;
+
+  @JsonColumn({ name: 'billing_address', nullable: true })
+  billingAddress: BillingAddress | null;
+
+  @Column({ name: 'order_no', type: 'varchar', length: 128, nullable: true })
+  orderNo: string | null;
+
+  /**
+   * `order_no` while the transaction is live, NULL once canceled or expired. Its unique key makes
+   * the database enforce "unique among live transactions" (NULLs never collide).
+   */
+  @Column({ name: 'live_order_no', type: 'varchar', length: 128, nullable: true, unique: true })
+  liveOrderNo: string | null;
+
+  @JsonColumn()
+  notifications: Notifications;
+
+  @Column({ name: 'vendor_name', type: 'varchar', length: 64 })
+  vendorName: string;
+
+  @Column({ name: 'expiration_seconds', type: 'int' })
+  expirationSeconds: number;
+
+  @JsonColumn({ name: 'email_recipients' })
+  emailRecipients: string[];
+
+  @JsonColumn()
+  extra: Record<string, unknown>;
+
+  @Column({ name: 'product_type', type: 'varchar', length: 128 })
+  productType: string;
+
+  @Column({ type: 'varchar', length: 2 })
+  language: string;
+
+  @Column({ name: 'shortify_attachment_url', type: 'boolean' })
+  shortifyAttachmentUrl: boolean;
+
+  @Column({ name: 'shortify_checkout_url', type: 'boolean' })
+  shortifyCheckoutUrl: boolean;
+
+  @Column({ name: 'checkout_short_url', type: 'varchar', length: 200 })
+  checkoutShortUrl: string;
+
+  @Column({ name: 'attachment_short_url', type: 'varchar', length: 200 })
+  attachmentShortUrl: string;
+
+  /** The Basic user who created it; null when created with an API key. */
+  @Column({ name: 'initiator_id', type: 'int', nullable: true })
+  initiatorId: number | null;
+
+  @Column({ name: 'api_key_id', type: 'int', nullable: true })
+  apiKeyId: number | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  remarks: string | null;
+
+  @MoneyColumn({ name: 'paid_amount' })
+  paidAmount: string;
+
+  @MoneyColumn({ name: 'captured_amount' })
+  capturedAmount: string;
+
+  @MoneyColumn({ name: 'refunded_amount' })
+  refundedAmount: string;
+
+  @MoneyColumn({ name: 'voided_amount' })
+  voidedAmount: string;
+
+  @TimestampColumn({ name: 'created_at' })
+  createdAt: Date;
+
+  @TimestampColumn({ name: 'updated_at' })
+  updatedAt: Date;
+
+  /** `created_at + expiration_time`: the deadline after which the transaction is no longer payable. */
+  @TimestampColumn({ name: 'expires_at' })
+  expiresAt: Date;
+}

@@ -1,0 +1,107 @@
+import { Controller, Get, Headers, HttpCode, Param, Patch, Post, Res, UseInterceptors } from '@nestjs/common';
+import { AnyFilesInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiPayloadTooLargeResponse,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+  ApiUnsupportedMediaTypeResponse,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
+import type { Principal } from '../auth/principal';
+import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
+import { CreateTransactionDto } from './dto/create-transaction.dto';
+import { TransactionDto } from './dto/transaction.dto';
+import { UpdateTransactionDto } from './dto/update-transaction.dto';
+import { TransactionBodyParam, type TransactionBody } from './transaction-body';
+import { TransactionsService } from './transactions.service';
+
+const MEDIA_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
+const SESSION_ID = {
+  name: 'session_id',
+  description: '40 lowercase hex characters',
+  example: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+};
+
+@ApiTags('Payment transactions')
+@Controller('b/checkout/v1/pymt-txn')
+@ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA, description: 'Validation failed: field → messages' })
+export class TransactionsController {
+  constructor(private readonly transactions: TransactionsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Authenticated('api-key', 'basic')
+  @UseInterceptors(AnyFilesInterceptor())
+  @ApiOperation({ summary: 'Create a payment transaction', operationId: 'createTransaction' })
+  @ApiConsumes(...MEDIA_TYPES)
+  @ApiBody({ type: CreateTransactionDto })
+  @ApiCreatedResponse({ type: TransactionDto })
+  @ApiForbiddenResponse({ type: DetailDto, description: 'The user may not use the gateway code' })
+  @ApiPayloadTooLargeResponse({ type: DetailDto })
+  @ApiUnsupportedMediaTypeResponse({ type: DetailDto })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @TransactionBodyParam() body: TransactionBody,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TransactionDto> {
+    const view = await this.transactions.create(principal, body);
+    res.setHeader('ETag', view.etag);
+    return view.body;
+  }
+
+  @Patch(':session_id')
+  @Authenticated('api-key')
+  @UseInterceptors(AnyFilesInterceptor())
+  @ApiOperation({ summary: 'Update a payment transaction (partial)', operationId: 'updateTransaction' })
+  @ApiParam(SESSION_ID)
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description: 'ETag from a previous read; refused with 412 when stale',
+  })
+  @ApiConsumes(...MEDIA_TYPES)
+  @ApiBody({ type: UpdateTransactionDto })
+  @ApiOkResponse({ type: TransactionDto })
+  @ApiNotFoundResponse({ type: DetailDto })
+  @ApiConflictResponse({ type: DetailDto, description: 'The state no longer allows updates' })
+  @ApiPreconditionFailedResponse({ type: DetailDto })
+  @ApiPayloadTooLargeResponse({ type: DetailDto })
+  @ApiUnsupportedMediaTypeResponse({ type: DetailDto })
+  async update(
+    @Param('session_id') sessionId: string,
+    @CurrentPrincipal() principal: Principal,
+    @TransactionBodyParam() body: TransactionBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TransactionDto> {
+    const view = await this.transactions.update(sessionId, principal, body, ifMatch);
+    res.setHeader('ETag', view.etag);
+    return view.body;
+  }
+
+  @Get(':session_id')
+  @ApiOperation({ summary: 'Retrieve a payment transaction (public)', operationId: 'retrieveTransaction' })
+  @ApiParam(SESSION_ID)
+  @ApiOkResponse({ type: TransactionDto })
+  @ApiNotFoundResponse({ type: DetailDto })
+  async retrieve(
+    @Param('session_id') sessionId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TransactionDto> {
+    const view = await this.transactions.retrieve(sessionId);
+    res.setHeader('ETag', view.etag);
+    return view.body;
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CurrenciesModule } from '../currencies/currencies.module';
+import { GatewaysModule } from '../gateways/gateways.module';
+import { Transaction } from './transaction.entity';
+import { TransactionValidator } from './transaction-validator';
+import { TransactionsController } from './transactions.controller';
+import { TransactionsRepository } from './transactions.repository';
+import { TransactionsService } from './transactions.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Transaction]), CurrenciesModule, GatewaysModule],
+  controllers: [TransactionsController],
+  providers: [TransactionsRepository, TransactionValidator, TransactionsService],
+  exports: [TransactionsService],
+})
+export class TransactionsModule {}

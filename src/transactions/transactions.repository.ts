@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Not, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Transaction } from './transaction.entity';
+import type { TransactionState } from './transaction-state';
+
+/** Data access for transactions: one intent per method; each can join a caller's DB transaction. */
+@Injectable()
+export class TransactionsRepository {
+  constructor(@InjectRepository(Transaction) private readonly repo: Repository<Transaction>) {}
+
+  private of(manager?: EntityManager): Repository<Transaction> {
+    return manager ? manager.getRepository(Transaction) : this.repo;
+  }
+
+  /** One INSERT (no read-back SELECT): every column value is set by the caller. */
+  async insert(transaction: Transaction, manager?: EntityManager): Promise<void> {
+    const result = await this.of(manager)
+      .createQueryBuilder()
+      .insert()
+      .into(Transaction)
+      .values(transaction as QueryDeepPartialEntity<Transaction>)
+      .updateEntity(false)
+      .execute();
+    const raw = result.raw as { insertId?: number | string } | undefined;
+    const id: unknown = raw?.insertId ?? result.identifiers[0]?.id;
+    if (typeof id === 'number' || typeof id === 'string') transaction.id = String(id);
+  }
+
+  findBySessionId(sessionId: string, manager?: EntityManager): Promise<Transaction | null> {
+    return this.of(manager).findOne({ where: { sessionId } });
+  }
+
+  findByOrderNo(orderNo: string, manager?: EntityManager): Promise<Transaction[]> {
+    return this.of(manager).find({ where: { orderNo }, order: { id: 'DESC' } });
+  }
+
+  /** True when a live transaction (other than `exceptId`) holds this order_no. */
+  async isOrderNoLive(orderNo: string, exceptId?: string): Promise<boolean> {
+    const where = exceptId ? { liveOrderNo: orderNo, id: Not(exceptId) } : { liveOrderNo: orderNo };
+    return (await this.repo.count({ where })) > 0;
+  }
+
+  /**
+   * Writes `changes` only if the row still has `version` and one of `states`; bumps the version.
+   * Returns false when another writer got there first (the caller re-reads and decides).
+   */
+  async updateIfCurrent(
+    id: string,
+    version: number,
+    states: readonly TransactionState[],
+    changes: Partial<Transaction>,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const result = await this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ ...changes, version: version + 1 } as QueryDeepPartialEntity<Transaction>)
+      .where({ id, version, state: In([...states]) })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+}

@@ -1,0 +1,184 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { FieldErrors, NotFound, PreconditionFailed, StateConflict } from '../common/errors/domain-errors';
+import { AppConfig } from '../config/app-config';
+import { CurrenciesService } from '../currencies/currencies.service';
+import { isUniqueViolation, violatedKey } from '../database/db-values';
+import { GatewaysService } from '../gateways/gateways.service';
+import type { Principal } from '../auth/principal';
+import type { TransactionDto } from './dto/transaction.dto';
+import type { TransactionBody } from './transaction-body';
+import { Transaction } from './transaction.entity';
+import {
+  columnsFromInput,
+  etagOf,
+  mergeRequestFields,
+  toRequestFields,
+  toTransactionDto,
+} from './transaction.mapper';
+import { isPayable, PAYABLE_STATES } from './transaction-state';
+import { TransactionValidator } from './transaction-validator';
+import { TransactionsRepository } from './transactions.repository';
+
+/** A representation plus its ETag. */
+export interface TransactionView {
+  body: TransactionDto;
+  etag: string;
+}
+
+const UPDATE_ATTEMPTS = 3;
+
+/** Create, update and retrieve (SPEC §4). */
+@Injectable()
+export class TransactionsService {
+  constructor(
+    private readonly transactions: TransactionsRepository,
+    private readonly validator: TransactionValidator,
+    private readonly currencies: CurrenciesService,
+    private readonly gateways: GatewaysService,
+    private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async create(principal: Principal, body: TransactionBody): Promise<TransactionView> {
+    rejectUnsupportedAttachment(body);
+    const { dto, gateway, currency } = await this.validator.validate(body.fields, {
+      principal,
+      hasAttachment: false,
+    });
+    const now = new Date();
+    const columns = columnsFromInput(dto, gateway.operation);
+    const tx = Object.assign(new Transaction(), columns, {
+      sessionId: randomBytes(20).toString('hex'),
+      state: 'created',
+      version: 1,
+      liveOrderNo: columns.orderNo ?? null,
+      checkoutShortUrl: '',
+      attachmentShortUrl: '',
+      initiatorId: principal.kind === 'user' ? principal.userId : null,
+      apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : null,
+      remarks: null,
+      paidAmount: '0',
+      capturedAmount: '0',
+      refundedAmount: '0',
+      voidedAmount: '0',
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
+    } satisfies Partial<Transaction>);
+    try {
+      await this.dataSource.transaction(async (manager) => {
+        await this.transactions.insert(tx, manager);
+      });
+    } catch (error) {
+      throw translateUniqueViolation(error);
+    }
+    return this.view(tx, { gateway, digits: currency.digits });
+  }
+
+  async update(
+    sessionId: string,
+    principal: Principal,
+    body: TransactionBody,
+    ifMatch?: string,
+  ): Promise<TransactionView> {
+    rejectUnsupportedAttachment(body);
+    for (let attempt = 1; ; attempt++) {
+      const tx = await this.get(sessionId);
+      if (ifMatch !== undefined && !etagMatches(ifMatch, etagOf(tx))) throw new PreconditionFailed();
+      if (!isPayable(tx.state)) {
+        throw new StateConflict(`A transaction in state "${tx.state}" can no longer be updated.`);
+      }
+      const merged = mergeRequestFields(toRequestFields(tx), body.fields);
+      const { dto, gateway, currency } = await this.validator.validate(merged, {
+        principal,
+        existingId: tx.id,
+        hasAttachment: false,
+      });
+      const columns = columnsFromInput(dto, gateway.operation);
+      const now = new Date();
+      const changes: Partial<Transaction> = {
+        ...columns,
+        liveOrderNo: columns.orderNo ?? null,
+        updatedAt: now,
+        expiresAt: new Date(tx.createdAt.getTime() + columns.expirationSeconds! * 1000),
+      };
+      let written: boolean;
+      try {
+        written = await this.transactions.updateIfCurrent(tx.id, tx.version, PAYABLE_STATES, changes);
+      } catch (error) {
+        throw translateUniqueViolation(error);
+      }
+      if (written) {
+        const updated = Object.assign(tx, changes, { version: tx.version + 1 });
+        return this.view(updated, { gateway, digits: currency.digits });
+      }
+      // Another writer changed the row between our read and write: re-read and decide again.
+      if (ifMatch !== undefined) throw new PreconditionFailed();
+      if (attempt >= UPDATE_ATTEMPTS)
+        throw new StateConflict('The transaction is being changed by another request; retry.');
+    }
+  }
+
+  async retrieve(sessionId: string): Promise<TransactionView> {
+    const tx = await this.get(sessionId);
+    const [gateway, currency] = await Promise.all([
+      this.gateways.findByCode(tx.pgCode),
+      this.currencies.findByCode(tx.currencyCode),
+    ]);
+    return this.view(tx, { gateway, digits: currency?.digits ?? 2 });
+  }
+
+  private async get(sessionId: string): Promise<Transaction> {
+    const tx = /^[0-9a-f]{40}$/.test(sessionId) ? await this.transactions.findBySessionId(sessionId) : null;
+    if (!tx) throw new NotFound();
+    return tx;
+  }
+
+  private view(
+    tx: Transaction,
+    ctx: { gateway: Parameters<typeof toTransactionDto>[1]['gateway']; digits: number },
+  ): TransactionView {
+    return {
+      body: toTransactionDto(tx, { ...ctx, publicBaseUrl: this.config.publicBaseUrl }),
+      etag: etagOf(tx),
+    };
+  }
+}
+
+/** `If-Match` may list several tags, or `*`; weak tags compare by value. */
+function etagMatches(header: string, etag: string): boolean {
+  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes('*') || tags.includes(etag);
+}
+
+function translateUniqueViolation(error: unknown): unknown {
+  if (isUniqueViolation(error) && /live_order_no/.test(violatedKey(error))) {
+    return new FieldErrors({ order_no: ['A live transaction with this order_no already exists.'] });
+  }
+  return error;
+}
+
+/**
+ * Attachments are multipart only (SPEC §4). Until file storage lands (attachments issue), a file
+ * part is refused with a clear 400 as well.
+ */
+function rejectUnsupportedAttachment(body: TransactionBody): void {
+  const field = body.fields.attachment;
+  if (body.mediaType !== 'multipart') {
+    if (field !== undefined && field !== null) {
+      throw new FieldErrors({ attachment: ['Attachments can only be sent as multipart/form-data.'] });
+    }
+    return;
+  }
+  if (field !== undefined && field !== '') {
+    throw new FieldErrors({
+      attachment: ['The submitted data was not a file. Check the encoding type on the form.'],
+    });
+  }
+  if (body.files.length > 0) {
+    throw new FieldErrors({ attachment: ['File attachments are not accepted yet.'] });
+  }
+}

@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createServer } from 'node:net';
+import supertest from 'supertest';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { createTestDatabase, TestDatabase } from './test-database';
+
+export const ADMIN = { username: 'admin', password: 'admin-password-1' };
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  /** `http://127.0.0.1:<port>`: the app listens on a real port. */
+  url: string;
+  http: () => supertest.Agent;
+  db: TestDatabase;
+  /** Stops the app; drops the database unless it was shared in through `options.db`. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Share a database with another app instance (two replicas); the caller drops it. */
+  db?: TestDatabase;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Boots the real application (same factory and setup as main.ts) on a fresh database. */
+export async function startApp(options: StartOptions = {}): Promise<TestApp> {
+  const db = options.db ?? (await createTestDatabase());
+  const port = await freePort();
+  const config = loadConfig({
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ...db.env,
+    ...options.env,
+  });
+  const { app } = await createApp(config);
+  await app.listen(port, '127.0.0.1');
+  return {
+    app,
+    config,
+    url: `http://127.0.0.1:${port}`,
+    http: () => supertest.agent(app.getHttpServer()),
+    db,
+    async close() {
+      await app.close();
+      if (!options.db) await db.drop();
+    },
+  };
+}
