@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CurrenciesModule } from '../currencies/currencies.module';
+import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { Transaction } from './transaction.entity';
 import { TransactionValidator } from './transaction-validator';
@@ -9,7 +10,7 @@ import { TransactionsRepository } from './transactions.repository';
 import { TransactionsService } from './transactions.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Transaction]), CurrenciesModule, GatewaysModule],
+  imports: [TypeOrmModule.forFeature([Transaction]), CurrenciesModule, GatewaysModule, EventsModule],
   controllers: [TransactionsController],
   providers: [TransactionsRepository, TransactionValidator, TransactionsService],
   exports: [TransactionsService],

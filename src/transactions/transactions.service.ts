@@ -6,6 +6,7 @@ import { FieldErrors, NotFound, PreconditionFailed, StateConflict } from '../com
 import { AppConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { isUniqueViolation, violatedKey } from '../database/db-values';
+import { OutboxService } from '../events/outbox.service';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Principal } from '../auth/principal';
 import type { TransactionDto } from './dto/transaction.dto';
@@ -39,6 +40,7 @@ export class TransactionsService {
     private readonly currencies: CurrenciesService,
     private readonly gateways: GatewaysService,
     private readonly config: AppConfig,
+    private readonly outbox: OutboxService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -71,6 +73,7 @@ export class TransactionsService {
     try {
       await this.dataSource.transaction(async (manager) => {
         await this.transactions.insert(tx, manager);
+        await this.outbox.record(manager, tx, 'created');
       });
     } catch (error) {
       throw translateUniqueViolation(error);
