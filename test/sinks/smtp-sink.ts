@@ -54,3 +54,35 @@ export class SmtpSink {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
+
+/** Subject and text of a simple (single-part) message, transfer and header encodings undone. */
+export function decodeMail(raw: string): { subject: string; text: string; headers: string } {
+  const split = raw.indexOf('\r\n\r\n');
+  const headers = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
+  const body = raw.slice(split + 4);
+  const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(headers)?.[1] ?? '';
+  const subject = header('Subject').replace(
+    /=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi,
+    (_, enc: string, data: string) =>
+      enc.toLowerCase() === 'b'
+        ? Buffer.from(data, 'base64').toString('utf8')
+        : Buffer.from(
+            data
+              .replace(/_/g, ' ')
+              .replace(/=([0-9a-f]{2})/gi, (__, h: string) => String.fromCharCode(parseInt(h, 16))),
+            'latin1',
+          ).toString('utf8'),
+  );
+  const encoding = header('Content-Transfer-Encoding').toLowerCase();
+  let text = body;
+  if (encoding === 'base64') text = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (encoding === 'quoted-printable') {
+    text = Buffer.from(
+      body
+        .replace(/=\r\n/g, '')
+        .replace(/=([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
+  }
+  return { subject, text: text.replace(/\r\n/g, '\n'), headers };
+}

@@ -38,8 +38,9 @@ export function payloadSignature(payload: Record<string, unknown>, key: string):
 
 /** The text of a scalar payload value; objects never occur among the signed keys. */
 function scalarText(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
 /**
