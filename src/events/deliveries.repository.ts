@@ -56,7 +56,14 @@ export class DeliveriesRepository {
       .set({ claimedBy: token, claimedUntil: leaseUntil })
       .where({ id: In(ids) });
     due(claim);
-    const result = await claim.execute();
+    let result: { affected?: number | null };
+    try {
+      result = await claim.execute();
+    } catch (error) {
+      // Another worker holds or just took these rows: this pass simply gets none of them.
+      if (isLockConflict(error)) return [];
+      throw error;
+    }
     if (!result.affected) return [];
     return this.dataSource
       .getRepository(Delivery)
@@ -66,47 +73,42 @@ export class DeliveriesRepository {
   /** Logs the attempt and moves the delivery on (done, failed or pending again), releasing the claim. */
   async finish(delivery: Delivery, result: AttemptResult): Promise<void> {
     const { outcome } = result;
-    await this.dataSource.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(DeliveryAttempt)
-        .values({
-          deliveryId: delivery.id,
-          attemptedAt: result.attemptedAt,
-          statusCode: outcome.statusCode,
-          durationMs: result.durationMs,
-          error: outcome.error?.slice(0, 500) ?? null,
-          responseBody: outcome.responseBody,
-        })
-        .updateEntity(false)
-        .execute();
-      await manager
-        .createQueryBuilder()
-        .update(Delivery)
-        .set({
-          status: result.status,
-          attempts: () => 'attempts + 1',
-          nextAttemptAt: result.nextAttemptAt,
-          claimedBy: null,
-          claimedUntil: null,
-          lastAttemptAt: result.attemptedAt,
-          lastStatusCode: outcome.statusCode,
-          lastError: outcome.error?.slice(0, 500) ?? null,
-        })
-        .where({ id: delivery.id })
-        .execute();
-    });
-  }
-
-  /** Releases a claim without an attempt (e.g. at shutdown), so another worker may take the row. */
-  async release(delivery: Delivery, token: string): Promise<void> {
-    await this.dataSource
-      .createQueryBuilder()
-      .update(Delivery)
-      .set({ claimedBy: null, claimedUntil: null })
-      .where({ id: delivery.id, claimedBy: token })
-      .execute();
+    // The delivery row first, then the attempt (whose foreign key share-locks it): taking the
+    // row's exclusive lock before the shared one avoids a lock upgrade that deadlocks against
+    // another worker's claim UPDATE on MySQL.
+    await withDeadlockRetry(() =>
+      this.dataSource.transaction(async (manager) => {
+        await manager
+          .createQueryBuilder()
+          .update(Delivery)
+          .set({
+            status: result.status,
+            attempts: () => 'attempts + 1',
+            nextAttemptAt: result.nextAttemptAt,
+            claimedBy: null,
+            claimedUntil: null,
+            lastAttemptAt: result.attemptedAt,
+            lastStatusCode: outcome.statusCode,
+            lastError: outcome.error?.slice(0, 500) ?? null,
+          })
+          .where({ id: delivery.id })
+          .execute();
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(DeliveryAttempt)
+          .values({
+            deliveryId: delivery.id,
+            attemptedAt: result.attemptedAt,
+            statusCode: outcome.statusCode,
+            durationMs: result.durationMs,
+            error: outcome.error?.slice(0, 500) ?? null,
+            responseBody: outcome.responseBody,
+          })
+          .updateEntity(false)
+          .execute();
+      }),
+    );
   }
 
   eventsByRowIds(ids: string[]): Promise<OutboxEvent[]> {
@@ -177,5 +179,24 @@ export class DeliveriesRepository {
       .updateEntity(false)
       .execute();
     return insertedId(inserted);
+  }
+}
+
+/** MySQL deadlock (1213) or lock wait timeout (1205), SQLite busy. */
+export function isLockConflict(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };
+  const errno = e?.driverError?.errno ?? e?.errno;
+  const code = e?.driverError?.code ?? e?.code;
+  return errno === 1213 || errno === 1205 || code === 'SQLITE_BUSY';
+}
+
+async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isLockConflict(error) || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
+    }
   }
 }
