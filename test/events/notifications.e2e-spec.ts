@@ -1,10 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Seeded, seedBasics } from '../setup/fixtures';
-import { startApp, TestApp } from '../setup/test-app';
+import { freePort, startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
 import { decodeMail, SmtpSink } from '../sinks/smtp-sink';
-import { createTransaction, FAST_DELIVERY_ENV, settled, transition } from './event-helpers';
+import {
+  adminEvents,
+  createTransaction,
+  eventually,
+  FAST_DELIVERY_ENV,
+  settled,
+  transition,
+} from './event-helpers';
 
 const CUSTOMER = { customer_email: 'customer@example.com', customer_phone: '+96550000000' };
 
@@ -14,7 +21,7 @@ describe('e-mail and SMS notifications', () => {
   let smtp: SmtpSink;
   let sms: HttpReceiver;
   before(async () => {
-    smtp = await SmtpSink.start();
+    smtp = await SmtpSink.start({ rejectRecipient: /^nobody@/ });
     sms = await HttpReceiver.start();
     t = await startApp({
       env: {
@@ -122,6 +129,66 @@ describe('e-mail and SMS notifications', () => {
     } finally {
       sms.responder = () => ({ status: 200 });
     }
+  });
+});
+
+describe('e-mail the SMTP server refuses', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let smtp: SmtpSink;
+  before(async () => {
+    smtp = await SmtpSink.start({ rejectRecipient: /^nobody@/ });
+    t = await startApp({ env: { ...FAST_DELIVERY_ENV, SMTP_URL: smtp.url } });
+    s = await seedBasics(t);
+  });
+  after(async () => {
+    await t.close();
+    await smtp.stop();
+  });
+
+  it('gives up on a mailbox the server refuses (550) after one attempt, and still mails the others', async () => {
+    const sessionId = await createTransaction(t, s, {
+      customer_email: 'nobody@example.com',
+      email_recipients: ['ops@example.com'],
+      notifications: { email: ['created'] },
+    });
+    const [event] = await settled(t, sessionId);
+    const byTarget = Object.fromEntries(event.deliveries.map((d) => [d.target, d]));
+    assert.equal(byTarget['nobody@example.com'].status, 'failed');
+    assert.equal(byTarget['nobody@example.com'].attempts, 1);
+    assert.equal(byTarget['nobody@example.com'].last_status_code, 550);
+    assert.equal(byTarget['ops@example.com'].status, 'delivered');
+  });
+});
+
+describe('e-mail while the SMTP server is down', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let port: number;
+  let smtp: SmtpSink | null = null;
+  before(async () => {
+    port = await freePort();
+    t = await startApp({ env: { ...FAST_DELIVERY_ENV, SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    s = await seedBasics(t);
+  });
+  after(async () => {
+    await t.close();
+    await smtp?.stop();
+  });
+
+  it('is retried and sent once the server is back', async () => {
+    const sessionId = await createTransaction(t, s, { ...CUSTOMER, notifications: { email: ['created'] } });
+    const failing = await eventually(async () => {
+      const [event] = await adminEvents(t, sessionId);
+      return event.deliveries[0].attempts >= 1 ? event.deliveries[0] : undefined;
+    });
+    assert.equal(failing.status, 'pending');
+    assert.match(String(failing.last_error), /ECONNREFUSED/);
+    smtp = await SmtpSink.start({ port });
+    const [event] = await settled(t, sessionId);
+    assert.equal(event.deliveries[0].status, 'delivered');
+    assert.equal(smtp.mails.length, 1);
+    assert.deepEqual(smtp.mails[0].to, ['customer@example.com']);
   });
 });
 

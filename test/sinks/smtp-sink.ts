@@ -15,12 +15,21 @@ export class SmtpSink {
     readonly mails: ReceivedMail[],
   ) {}
 
-  static async start(): Promise<SmtpSink> {
+  /** `rejectRecipient`: addresses answered with `550 Mailbox unavailable`; `port`: 0 = any free one. */
+  static async start(options: { rejectRecipient?: RegExp; port?: number } = {}): Promise<SmtpSink> {
     const mails: ReceivedMail[] = [];
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onRcptTo(address, _session, callback) {
+        if (options.rejectRecipient?.test(address.address)) {
+          const error = new Error('Mailbox unavailable') as Error & { responseCode: number };
+          error.responseCode = 550;
+          return callback(error);
+        }
+        callback();
+      },
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
@@ -34,7 +43,7 @@ export class SmtpSink {
         });
       },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
     return new SmtpSink(server, (server.server.address() as AddressInfo).port, mails);
   }
 
