@@ -100,7 +100,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   private async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      if (this.stopped && total > 0) return total;
+      if (this.stopped) return total; // shutting down: finish what is in flight, claim nothing new
       const token = `${this.workerId}#${++this.claims}`.slice(-64);
       const now = new Date();
       const claimed = await this.deliveries.claimDue(

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { runInThisContext } from 'node:vm';
 import { payloadSignature, standardWebhookSignature } from '../../src/events/webhooks/signature';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
@@ -35,7 +36,9 @@ async function startDocsExample(key: string): Promise<ExampleReceiver> {
       },
     };
   };
-  const run = new Function('require', 'process', 'console', code) as (...args: unknown[]) => void;
+  const run = runInThisContext(`(function (require, process, console) {\n${code}\n})`) as (
+    ...args: unknown[]
+  ) => void;
   run(sandboxRequire, { env: { CHECKOUT_WEBHOOK_KEY: key } }, { log: (..._: unknown[]) => undefined });
   const server = servers[0];
   if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
