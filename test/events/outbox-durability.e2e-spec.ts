@@ -79,7 +79,7 @@ describe('outbox durability', () => {
     try {
       const s = await seedBasics(t);
       const sessionId = await createTransaction(t, s);
-      const leaseEnd = new Date(Date.now() + 1500);
+      const leaseEnd = new Date(Date.now() + 3000);
       // A worker claimed the row and died before sending it: its claim is committed with the event.
       await dataSourceOf(t).transaction(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
@@ -92,7 +92,8 @@ describe('outbox durability', () => {
           [testDbKind() === 'mysql' ? leaseEnd : leaseEnd.toISOString().replace('T', ' ').replace('Z', '')],
         );
       });
-      await new Promise((r) => setTimeout(r, 700));
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(Date.now() < leaseEnd.getTime(), 'checked while the lease still runs');
       assert.equal(hook.received.length, 0, 'a live lease keeps other workers away');
       await hook.waitFor(1, 10_000);
       assert.ok(hook.received[0].at >= leaseEnd.getTime() - 5, 'sent only after the lease ended');

@@ -280,9 +280,15 @@ describe('webhooks with a short timeout and a 1 s retry window', () => {
     const [event] = await settled(t, sessionId);
     const [delivery] = event.deliveries;
     assert.equal(delivery.status, 'failed');
-    // attempts at ~0, 0.4 and 0.8 s; the next (1.2 s) would be past the 1 s window
-    assert.equal(delivery.attempts, 3);
-    assert.equal(down.received.length, 3);
+    // attempts ~0.4 s apart; the one after the second or third would fall past the 1 s window
+    // (how many fit depends on how quickly the first one went out on a busy machine)
+    assert.ok(delivery.attempts === 2 || delivery.attempts === 3, `attempts: ${delivery.attempts}`);
+    assert.equal(down.received.length, delivery.attempts);
+    const lastTry = delivery.attempt_log[delivery.attempt_log.length - 1].attempted_at;
+    assert.ok(
+      Date.parse(lastTry) + 400 > Date.parse(event.created_at) + 1000,
+      'gave up only when the next try was too late',
+    );
     assert.equal(delivery.last_status_code, 503);
   });
 });
