@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { NotFound } from '../../common/errors/domain-errors';
+import { FieldErrors, NotFound } from '../../common/errors/domain-errors';
+import { isUniqueViolation } from '../../database/db-values';
 import { ApiKey } from './api-key.entity';
 
 const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -26,6 +27,9 @@ export class ApiKeysService {
   constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
 
   async issue(name: string, expiresAt: Date | null = null): Promise<IssuedApiKey> {
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new FieldErrors({ expires_at: ['Ensure this date-time is in the future.'] });
+    }
     const secret = randomBytes(32).toString('base64url'); // 43 characters, 256 bits
     for (let attempt = 0; ; attempt++) {
       const prefix = randomPrefix();
@@ -41,7 +45,7 @@ export class ApiKeysService {
         await this.keys.insert(apiKey);
         return { apiKey, key: `${prefix}.${secret}` };
       } catch (error) {
-        if (attempt >= 3) throw error; // a prefix collision is rare; anything else is real
+        if (!isUniqueViolation(error) || attempt >= 3) throw error; // retry only a prefix collision
       }
     }
   }
