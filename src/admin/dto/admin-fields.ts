@@ -99,9 +99,32 @@ export const PatternField = (
         ]
       : []),
     IsString({ message: MSG.string }),
-    MaxLength(maxLength, { message: MSG.maxLength(maxLength) }),
-    Matches(pattern, { message }),
+    textPattern('matchesPattern', pattern, maxLength, message),
   );
+
+/** One message per value: too long, else not matching (the pattern carries the length too). */
+function textPattern(
+  name: string,
+  pattern: RegExp,
+  maxLength: number,
+  message: string,
+  each = false,
+): PropertyDecorator {
+  const problem = (value: unknown): string | null => {
+    if (typeof value !== 'string') return null; // IsString reports it
+    if (value.length > maxLength) return MSG.maxLength(maxLength);
+    return pattern.test(value) ? null : message;
+  };
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { each, message: (args: ValidationArguments) => problem(args.value) ?? '' },
+      validator: { validate: (value: unknown) => problem(value) === null },
+    });
+  };
+}
 
 /** A string of `min`..`max` characters (passwords: never echoed). */
 export const SecretField = (min: number, max: number, opts: AdminFieldOptions = {}): PropertyDecorator =>
