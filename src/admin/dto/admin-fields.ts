@@ -189,13 +189,15 @@ export const DecimalTextField = (
   opts: AdminFieldOptions = {},
 ): PropertyDecorator =>
   applyDecorators(
-    apiProperty(opts, {
-      type: String,
-      pattern: `^\\d{1,${limits.integerDigits}}(\\.\\d{1,${limits.decimals}})?$`,
-      ...(limits.max !== undefined
-        ? { description: `${opts.description ?? ''} At most ${limits.max}.`.trim() }
-        : {}),
-    }),
+    apiProperty(
+      {
+        ...opts,
+        description: [opts.description, limits.max !== undefined ? `At most ${limits.max}.` : '']
+          .filter(Boolean)
+          .join(' '),
+      },
+      { type: String, pattern: `^\\d{1,${limits.integerDigits}}(\\.\\d{1,${limits.decimals}})?$` },
+    ),
     ...presence(opts),
     Transform(({ value }: { value: unknown }) => (typeof value === 'number' ? String(value) : value)),
     decimalTextValidator(limits),
