@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiKeysService, type IssuedApiKey } from '../auth/api-keys/api-keys.service';
 import type { Principal } from '../auth/principal';
 import type { User } from '../auth/users/user.entity';
 import { UserChanges, UserInput, UsersService } from '../auth/users/users.service';
@@ -37,8 +38,9 @@ export interface GatewayRemoval {
 
 /**
  * Admin rules that tie resources together: a gateway's currencies must be configured, a user's
- * gateway codes must exist, what still uses a currency or a gateway cannot vanish, and an admin
- * cannot lock themself out. The single-resource rules stay in each resource's own service.
+ * gateway codes must exist, what still uses a currency or a gateway cannot vanish, an API key
+ * cannot be born expired, and an admin cannot lock themself out. The single-resource rules stay
+ * in each resource's own service.
  */
 @Injectable()
 export class AdminService {
@@ -47,6 +49,7 @@ export class AdminService {
     private readonly gateways: GatewaysService,
     private readonly transactions: TransactionsService,
     private readonly users: UsersService,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async createGateway(input: NewGateway): Promise<Gateway> {
@@ -111,6 +114,14 @@ export class AdminService {
       throw new StateConflict(`Currency "${upper}" is used by existing transactions and cannot be deleted.`);
     }
     await this.currencies.remove(upper);
+  }
+
+  /** A new API key; an expiry must lie in the future (a key born expired is a mistake). */
+  issueApiKey(name: string, expiresAt: Date | null): Promise<IssuedApiKey> {
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new FieldErrors({ expires_at: ['Ensure this date-time is in the future.'] });
+    }
+    return this.apiKeys.issue(name, expiresAt);
   }
 
   async createUser(input: UserInput): Promise<User> {

@@ -13,6 +13,7 @@ import { ApiKeysService } from '../auth/api-keys/api-keys.service';
 import { AdminOnly } from '../auth/authenticated.decorator';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
 import { toApiKeyDto, toIssuedApiKeyDto } from './admin.mapper';
+import { AdminService } from './admin.service';
 import { ApiKeyDto, CreateApiKeyDto, IssuedApiKeyDto } from './dto/api-key.dto';
 import { EntityIdPipe } from './entity-id.pipe';
 
@@ -20,7 +21,10 @@ import { EntityIdPipe } from './entity-id.pipe';
 @AdminOnly()
 @Controller('b/checkout/v1/admin/api-keys')
 export class ApiKeysAdminController {
-  constructor(private readonly apiKeys: ApiKeysService) {}
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly admin: AdminService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List the API keys (never their secrets)', operationId: 'adminListApiKeys' })
@@ -40,7 +44,7 @@ export class ApiKeysAdminController {
   @ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA, description: 'Validation failed: field → messages' })
   async create(@Body() body: CreateApiKeyDto): Promise<IssuedApiKeyDto> {
     const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
-    return toIssuedApiKeyDto(await this.apiKeys.issue(body.name, expiresAt));
+    return toIssuedApiKeyDto(await this.admin.issueApiKey(body.name, expiresAt));
   }
 
   @Delete(':id')

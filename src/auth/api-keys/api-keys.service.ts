@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { FieldErrors, NotFound } from '../../common/errors/domain-errors';
+import { NotFound } from '../../common/errors/domain-errors';
 import { isUniqueViolation } from '../../database/db-values';
 import { ApiKey } from './api-key.entity';
 
@@ -27,9 +27,6 @@ export class ApiKeysService {
   constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
 
   async issue(name: string, expiresAt: Date | null = null): Promise<IssuedApiKey> {
-    if (expiresAt && expiresAt.getTime() <= Date.now()) {
-      throw new FieldErrors({ expires_at: ['Ensure this date-time is in the future.'] });
-    }
     const secret = randomBytes(32).toString('base64url'); // 43 characters, 256 bits
     for (let attempt = 0; ; attempt++) {
       const prefix = randomPrefix();
