@@ -93,6 +93,8 @@ export class AdminService {
     if (gateway.isActive) await this.gateways.update(code, { isActive: false });
     const inUse = await this.transactions.usesGateway(code);
     const result = await this.gateways.remove(code, inUse);
+    // A code re-created later must not silently hand the old users their access back.
+    if (result === 'deleted') await this.users.revokeGatewayCode(code);
     const detail =
       result === 'deleted'
         ? `Gateway "${code}" was deleted.`

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { UsersService } from '../../src/auth/users/users.service';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { transactionBody } from '../factories/transaction.factory';
 import { adminAuth, Seeded, seedBasics } from '../setup/fixtures';
@@ -272,8 +273,11 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
     }
   });
 
-  it('deletes a gateway no transaction used', async () => {
+  it('deletes a gateway no transaction used, and takes its code away from the users holding it', async () => {
     await post(minimal({ code: 'unused' })).expect(201);
+    const holder = await t.app
+      .get(UsersService)
+      .create({ username: 'holder', password: 'holder-pass', gatewayCodes: ['sandbox', 'unused'] });
     const res = await del('unused').expect(200);
     assert.deepEqual(res.body, {
       code: 'unused',
@@ -281,6 +285,9 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
       detail: 'Gateway "unused" was deleted.',
     });
     await get('unused').expect(404);
+    assert.deepEqual((await t.app.get(UsersService).get(holder.id)).gatewayCodes, ['sandbox']);
+    await post(minimal({ code: 'unused' })).expect(201);
+    assert.deepEqual((await t.app.get(UsersService).get(holder.id)).gatewayCodes, ['sandbox']);
   });
 
   it('deactivates, not deletes, a gateway that transactions used; new transactions cannot use it', async () => {
