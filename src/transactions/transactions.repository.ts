@@ -42,6 +42,16 @@ export class TransactionsRepository {
     return (await this.repo.count({ where })) > 0;
   }
 
+  /** True when any transaction (any state) was made with this gateway code. */
+  usesGateway(pgCode: string): Promise<boolean> {
+    return this.repo.exists({ where: { pgCode } });
+  }
+
+  /** True when any transaction (any state) is in this currency. */
+  usesCurrency(currencyCode: string): Promise<boolean> {
+    return this.repo.exists({ where: { currencyCode } });
+  }
+
   /**
    * Writes `changes` only if the row still has `version` and one of `states`; bumps the version.
    * Returns false when another writer got there first (the caller re-reads and decides).

@@ -134,6 +134,16 @@ export class TransactionsService {
     return this.view(tx, { gateway, digits: currency?.digits ?? 2 });
   }
 
+  /** Whether deleting the gateway would orphan transactions (admin: deactivate instead). */
+  usesGateway(pgCode: string): Promise<boolean> {
+    return this.transactions.usesGateway(pgCode);
+  }
+
+  /** Whether deleting the currency would leave transactions without their digits. */
+  usesCurrency(currencyCode: string): Promise<boolean> {
+    return this.transactions.usesCurrency(currencyCode);
+  }
+
   private async get(sessionId: string): Promise<Transaction> {
     const tx = /^[0-9a-f]{40}$/.test(sessionId) ? await this.transactions.findBySessionId(sessionId) : null;
     if (!tx) throw new NotFound();

@@ -12,6 +12,7 @@ import {
   IsString,
   IsUrl,
   MaxLength,
+  ValidateIf,
 } from 'class-validator';
 import { MSG, requiredMessage } from './messages';
 
@@ -24,6 +25,8 @@ interface FieldOptions {
   example?: unknown;
   description?: string;
   nullable?: boolean;
+  /** With `optional`: the field may be left out, but an explicit `null` is refused (DRF's allow_null=False). */
+  notNull?: boolean;
 }
 
 function apiProperty(opts: FieldOptions, schema: ApiPropertyOptions): PropertyDecorator {
@@ -37,6 +40,11 @@ function apiProperty(opts: FieldOptions, schema: ApiPropertyOptions): PropertyDe
 }
 
 function presence(opts: FieldOptions): PropertyDecorator[] {
+  if (opts.optional && opts.notNull)
+    return [
+      ValidateIf((_: object, value: unknown) => value !== undefined),
+      IsDefined({ message: requiredMessage }),
+    ];
   return opts.optional ? [IsOptional()] : [IsDefined({ message: requiredMessage })];
 }
 
