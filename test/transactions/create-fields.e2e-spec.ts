@@ -379,6 +379,17 @@ describe('create: request field rules', () => {
         },
       );
     });
+    it('required subfields may not be blank; line2 may', async () => {
+      const blank = ['This field may not be blank.'];
+      assert.deepEqual(
+        await createErrors(t, s, {
+          billing_address: address({ line1: '', city: '', state: '', postal_code: '' }),
+        }),
+        { billing_address: { line1: blank, city: blank, state: blank, postal_code: blank } },
+      );
+      const ok = await createTransaction(t, s, { billing_address: address({ line2: '' }) });
+      assert.equal(ok.billing_address.line1, 'Block 1, Street 2');
+    });
     it('country must be a real ISO 3166-1 alpha-2 code', async () => {
       for (const country of ['XX', 'KWT', 'K', 'ZZ']) {
         const errors = await createErrors(t, s, { billing_address: address({ country }) });

@@ -12,6 +12,7 @@ import {
   IsString,
   IsUrl,
   MaxLength,
+  MinLength,
 } from 'class-validator';
 import { MSG, requiredMessage } from './messages';
 
@@ -40,11 +41,13 @@ function presence(opts: FieldOptions): PropertyDecorator[] {
   return opts.optional ? [IsOptional()] : [IsDefined({ message: requiredMessage })];
 }
 
+/** A string of at most `max` characters; a required one may not be blank (DRF's `allow_blank=False`). */
 export const TextField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
-    apiProperty(opts, { type: String, maxLength: max }),
+    apiProperty(opts, { type: String, maxLength: max, ...(opts.optional ? {} : { minLength: 1 }) }),
     ...presence(opts),
     IsString({ message: MSG.string }),
+    ...(opts.optional ? [] : [MinLength(1, { message: MSG.blank })]),
     MaxLength(max, { message: MSG.maxLength(max) }),
   );
 
