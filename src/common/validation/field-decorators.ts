@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/sw
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
+  MinLength,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -12,7 +13,6 @@ import {
   IsString,
   IsUrl,
   MaxLength,
-  MinLength,
 } from 'class-validator';
 import { MSG, requiredMessage } from './messages';
 
