@@ -142,6 +142,37 @@ describe('HTTP conventions', () => {
       assert.match(String(res.headers['content-type']), JSON_TYPE);
       assert.deepEqual(res.body, { detail: 'Request body is too large.' });
     });
+    it('reads only the top-level amount as decimal text; numbers inside extra stay numbers', async () => {
+      const res = await t
+        .http()
+        .post(TXN_PATH)
+        .set('Authorization', s.apiKey)
+        .set('Content-Type', 'application/json')
+        .send(
+          '{"type":"e_commerce","amount":12.50,"currency_code":"USD","pg_codes":["sandbox"],' +
+            '"extra":{"amount":12.50,"items":[{"amount":1.0,"qty":2}]}}',
+        );
+      assert.equal(res.status, 201);
+      assert.equal(res.body.amount, '12.50');
+      assert.deepEqual(res.body.extra, { amount: 12.5, items: [{ amount: 1, qty: 2 }] });
+    });
+    it('keeps a __proto__ key an ordinary, ignored key', async () => {
+      const res = await t
+        .http()
+        .post(TXN_PATH)
+        .set('Authorization', s.apiKey)
+        .set('Content-Type', 'application/json')
+        .send(
+          '{"__proto__": {"type": "e_commerce", "amount": "1", "currency_code": "KWD", "pg_codes": ["sandbox"]}}',
+        );
+      assert.equal(res.status, 400);
+      assert.deepEqual(Object.keys(res.body as object).sort(), [
+        'amount',
+        'currency_code',
+        'pg_codes',
+        'type',
+      ]);
+    });
     it('refuses a body that is not an object', async () => {
       for (const [text, kind] of [
         ['[1, 2]', 'list'],
