@@ -442,6 +442,13 @@ describe('create: request field rules', () => {
       });
       assert.deepEqual(body.notifications, { email: ['created', 'paid'], sms: ['paid'] });
     });
+    it('ignores an unknown channel', async () => {
+      const body = await createTransaction(t, s, {
+        notifications: { push: ['paid'], email: ['paid'] },
+        customer_email: 'c@example.com',
+      });
+      assert.deepEqual(body.notifications, { email: ['paid'] });
+    });
     it('accepts every listed event', async () => {
       const events = [
         'created',
