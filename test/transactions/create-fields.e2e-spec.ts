@@ -278,6 +278,19 @@ describe('create: request field rules', () => {
     );
   });
 
+  it('counts characters as the database does: emoji are one, variation selectors count too', async () => {
+    const emoji = await createTransaction(t, s, { customer_first_name: '😀'.repeat(64) });
+    assert.equal(emoji.customer_first_name, '😀'.repeat(64));
+    // 63 letters + "❤" + U+FE0F: 65 code points, too long for a 64-character column.
+    assert.deepEqual(await createErrors(t, s, { customer_first_name: `${'a'.repeat(63)}\u2764\uFE0F` }), {
+      customer_first_name: maxLength(64),
+    });
+    assert.deepEqual(
+      await createErrors(t, s, { billing_address: address({ city: `${'c'.repeat(39)}\u2764\uFE0F` }) }),
+      { billing_address: { city: maxLength(40) } },
+    );
+  });
+
   it('customer_email: a valid address of at most 128 characters', async () => {
     const email128 = `${'a'.repeat(64)}@${'b'.repeat(59)}.com`;
     assert.equal(email128.length, 128);

@@ -15,6 +15,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { MSG, requiredMessage } from './messages';
+import { MaxChars } from './custom-validators';
 
 /**
  * Composite field decorators: validator + OpenAPI schema in one place, so a limit is written once
@@ -48,7 +49,7 @@ export const TextField = (max: number, opts: FieldOptions = {}): PropertyDecorat
     ...presence(opts),
     IsString({ message: MSG.string }),
     ...(opts.optional ? [] : [MinLength(1, { message: MSG.blank })]),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
   );
 
 export const UrlField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
@@ -56,7 +57,7 @@ export const UrlField = (max: number, opts: FieldOptions = {}): PropertyDecorato
     apiProperty(opts, { type: String, maxLength: max, format: 'uri', pattern: '^https?://' }),
     ...presence(opts),
     IsString({ message: MSG.string }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
     IsUrl(
       { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true },
       { message: MSG.url },
@@ -68,7 +69,7 @@ export const EmailField = (max: number, opts: FieldOptions = {}): PropertyDecora
     apiProperty(opts, { type: String, maxLength: max, format: 'email' }),
     ...presence(opts),
     IsString({ message: MSG.string }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
     IsEmail({}, { message: MSG.email }),
   );
 
