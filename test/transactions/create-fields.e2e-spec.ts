@@ -576,6 +576,17 @@ describe('create: request field rules', () => {
         email_recipients: ['Ensure this field has no more than 20 elements.'],
       });
     });
+    it('each address at most 128 characters', async () => {
+      const email128 = `${'a'.repeat(64)}@${'b'.repeat(59)}.com`;
+      const ok = await createTransaction(t, s, { email_recipients: [email128] });
+      assert.deepEqual(ok.email_recipients, [email128]);
+      assert.deepEqual(
+        await createErrors(t, s, { email_recipients: [`${'a'.repeat(64)}@${'b'.repeat(60)}.com`] }),
+        {
+          email_recipients: ['Ensure this field has no more than 128 characters.'],
+        },
+      );
+    });
     it('refuses an invalid address and a non-list', async () => {
       assert.deepEqual(await createErrors(t, s, { email_recipients: ['ok@example.com', 'nope'] }), {
         email_recipients: ['Enter a valid email address.'],
