@@ -156,6 +156,28 @@ describe('HTTP conventions', () => {
       assert.equal(res.body.amount, '12.50');
       assert.deepEqual(res.body.extra, { amount: 12.5, items: [{ amount: 1, qty: 2 }] });
     });
+    it('refuses an escaped lone surrogate, accepts an escaped pair', async () => {
+      const send = (name: string) =>
+        t
+          .http()
+          .post(TXN_PATH)
+          .set('Authorization', s.apiKey)
+          .set('Content-Type', 'application/json')
+          .send(`{"type":"e_commerce","amount":"1","currency_code":"KWD","pg_codes":["sandbox"],${name}}`);
+      const pair = await send('"customer_first_name":"\\ud83d\\ude00"');
+      assert.equal(pair.status, 201);
+      assert.equal(pair.body.customer_first_name, '😀');
+      for (const part of [
+        '"customer_first_name":"a\\ud800b"',
+        '"order_no":"\\udfff"',
+        '"extra":{"\\ud800":1}',
+        '"extra":{"k":["\\udc00"]}',
+      ]) {
+        const res = await send(part);
+        assert.equal(res.status, 400, part);
+        assert.match(res.body.detail as string, /^JSON parse error/, part);
+      }
+    });
     it('keeps a __proto__ key an ordinary, ignored key', async () => {
       const res = await t
         .http()
