@@ -46,6 +46,9 @@ describe('update a payment transaction', () => {
     await gateways.create(gatewayInput({ code: 'usd-only', currencies: ['USD'] }));
     await gateways.create(gatewayInput({ code: 'tokenized', requireCustomerPhone: true }));
     await gateways.create(gatewayInput({ code: 'retired', isActive: false }));
+    await gateways.create(
+      gatewayInput({ code: 'auth-gw', name: 'Authorize', operation: 'authorize', feePercent: '1' }),
+    );
   });
   after(() => t.close());
 
@@ -161,6 +164,19 @@ describe('update a payment transaction', () => {
       assert.deepEqual(await refused(created.session_id, { pg_codes: ['retired'] }), {
         pg_codes: ['"retired" is not a valid gateway code.'],
       });
+    });
+
+    it('a new gateway brings its operation, fee and payment page', async () => {
+      const created = await createTransaction(t, s, { amount: '10' });
+      const res = await patch(created.session_id, { pg_codes: ['auth-gw'] }).expect(200);
+      assert.equal(res.body.operation, 'authorize');
+      assert.equal(res.body.payment_methods[0].code, 'auth-gw');
+      assert.equal(res.body.payment_methods[0].fee, '0.100');
+      assert.equal(
+        res.body.payment_methods[0].redirect_url,
+        `${t.url}/b/checkout/pay/auth-gw/?session_id=${created.session_id}`,
+      );
+      assert.deepEqual((await retrieve(created.session_id)).body, res.body);
     });
 
     it('new notifications.email needs a stored or sent customer_email', async () => {
