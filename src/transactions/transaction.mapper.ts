@@ -6,7 +6,7 @@ import type { PaymentMethodDto, TransactionDto } from './dto/transaction.dto';
 import type { Notifications, Transaction } from './transaction.entity';
 
 export const DEFAULT_EXPIRATION_SECONDS = 3600;
-const REQUIRED_FIELDS = new Set(['type', 'amount', 'currency_code', 'pg_codes']);
+export const REQUIRED_FIELDS: ReadonlySet<string> = new Set(['type', 'amount', 'currency_code', 'pg_codes']);
 
 /** Everything a representation needs beside the row itself. */
 export interface RepresentationContext {
