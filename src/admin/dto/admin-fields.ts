@@ -12,13 +12,13 @@ import {
   IsString,
   Matches,
   Max,
-  MaxLength,
   Min,
   MinLength,
   registerDecorator,
   ValidateIf,
   ValidationArguments,
 } from 'class-validator';
+import { MaxChars } from '../../common/validation/custom-validators';
 import { Money } from '../../common/money/money';
 import { MSG, requiredMessage } from '../../common/validation/messages';
 
@@ -78,7 +78,7 @@ export const NameField = (max: number, opts: AdminFieldOptions = {}): PropertyDe
     ...presence(opts),
     IsString({ message: MSG.string }),
     MinLength(1, { message: MSG.blank }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
   );
 
 /** A string matching `pattern` (the pattern carries the length limits too). */
@@ -133,7 +133,7 @@ export const SecretField = (min: number, max: number, opts: AdminFieldOptions = 
     ...presence(opts),
     IsString({ message: MSG.string }),
     MinLength(min, { message: min === 1 ? MSG.blank : MSG_ADMIN.minLength(min) }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
   );
 
 /** An integer in `min`..`max` (form bodies send its text). */
@@ -246,7 +246,7 @@ export const UrlOrEmptyField = (max: number, opts: AdminFieldOptions = {}): Prop
     ...presence(opts),
     ValidateIf((_: object, v: unknown) => v !== ''),
     IsString({ message: MSG.string }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
     IsUrl(
       { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true },
       { message: MSG.url },
