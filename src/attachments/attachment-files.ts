@@ -34,22 +34,21 @@ const MAX_NAME_LENGTH = 100;
  */
 export function sanitizeFileName(original: string, ext: AttachmentExtension): string {
   const base = original.split(/[\\/]/).pop() ?? '';
-  let name = base
+  let stem = base
+    .slice(0, base.length - extname(base).length)
     .normalize('NFC')
     .replace(/[^\p{L}\p{N}._ -]/gu, '_')
     .replace(/\s+/g, ' ')
     .replace(/_+/g, '_')
     .replace(/^[.\s_]+/, '')
     .replace(/[.\s]+$/, '');
-  let stem = name.slice(0, name.length - (extname(name).length || 0));
-  if (stem.replace(/[_\s.-]/g, '') === '') stem = 'attachment';
+  if (!/[\p{L}\p{N}]/u.test(stem)) stem = 'attachment';
   const suffix = `.${ext}`;
   stem = [...stem]
     .slice(0, MAX_NAME_LENGTH - suffix.length)
     .join('')
     .replace(/[.\s]+$/, '');
-  name = `${stem}${suffix}`;
-  return name;
+  return `${stem}${suffix}`;
 }
 
 /** OLE2 / Compound File Binary signature (legacy .doc and .xls). */
