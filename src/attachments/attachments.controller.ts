@@ -20,7 +20,11 @@ export class AttachmentsController {
   constructor(private readonly attachments: AttachmentsService) {}
 
   @Get(':token/:file_name')
-  @ApiOperation({ summary: 'Download a transaction attachment', operationId: 'downloadAttachment' })
+  @ApiOperation({
+    summary: 'Download a transaction attachment (public)',
+    operationId: 'downloadAttachment',
+    security: [],
+  })
   @ApiParam({ name: 'token', description: 'Unguessable token from the `attachment` URL' })
   @ApiParam({ name: 'file_name', description: 'The file name (informative)' })
   @ApiProduces(...new Set(Object.values(ATTACHMENT_TYPES)))

@@ -11,7 +11,11 @@ export class ShortLinksController {
   constructor(private readonly shortLinks: ShortLinksService) {}
 
   @Get(':code')
-  @ApiOperation({ summary: 'Follow a short link (302 to its target)', operationId: 'followShortLink' })
+  @ApiOperation({
+    summary: 'Follow a short link (302 to its target)',
+    operationId: 'followShortLink',
+    security: [],
+  })
   @ApiParam({ name: 'code', description: 'Base62 code, at least 7 characters' })
   @ApiFoundResponse({ description: 'Redirects to the target (header `Location`)' })
   @ApiNotFoundResponse({ type: DetailDto })

@@ -77,7 +77,10 @@ export class TransactionAttachments {
     return change.kind === 'keep' && Boolean(stored?.attachmentToken);
   }
 
-  /** Runs the field validation and reports the attachment's errors together with its own. */
+  /**
+   * Runs the field validation and reports the attachment's errors together with its own. Once
+   * everything is valid, moves the file into storage (before, not inside, the database write).
+   */
   async validate<T>(change: AttachmentChange, run: () => Promise<T>): Promise<T> {
     let result: T;
     try {
@@ -89,6 +92,7 @@ export class TransactionAttachments {
       throw error;
     }
     if (change.errors) throw new FieldErrors({ attachment: change.errors });
+    if (change.upload && !change.staged) change.staged = await this.attachments.stage(change.upload);
     return result;
   }
 
@@ -103,7 +107,6 @@ export class TransactionAttachments {
     wanted: Partial<Pick<Transaction, 'shortifyAttachmentUrl' | 'shortifyCheckoutUrl'>>,
   ): Promise<AttachmentColumns> {
     change.replacedKey = null;
-    if (change.upload && !change.staged) change.staged = await this.attachments.stage(change.upload);
     let token = stored.attachmentToken ?? null;
     let name = stored.attachmentName ?? null;
     if (change.kind !== 'keep' && token) change.replacedKey = await this.attachments.detach(manager, token);

@@ -231,6 +231,21 @@ describe('transaction attachments', () => {
     assert.deepEqual(filesUnder(dir), before);
   });
 
+  it('keeps exactly one file when concurrent creates race for one order_no (losers roll back)', async () => {
+    const before = filesUnder(dir).length;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        multipartCreate(create(), { order_no: 'race-1' }).attach('attachment', pdfFile(), `r${i}.pdf`),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 400, 400, 400, 400, 400]);
+    for (const r of results.filter((x) => x.status === 400)) {
+      assert.deepEqual(r.body, { order_no: ['A live transaction with this order_no already exists.'] });
+    }
+    assert.equal(filesUnder(dir).length, before + 1);
+  });
+
   it('stores each accepted file once, under a random name unrelated to the client’s', async () => {
     const before = new Set(filesUnder(dir));
     await multipartCreate(create()).attach('attachment', pdfFile(), 'secret-name.pdf').expect(201);
