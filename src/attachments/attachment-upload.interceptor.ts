@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { mkdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { catchError, from, mergeMap, Observable, switchMap } from 'rxjs';
@@ -11,6 +11,9 @@ import { AppConfig } from '../config/app-config';
 
 /** Form fields of a multipart body: as for the 1 MB JSON limit (SPEC §1), plus part headers. */
 const FIELDS_BUDGET = 1024 * 1024 + 64 * 1024;
+
+/** Uploads older than this in the upload folder were left by a process that died mid-request. */
+const STALE_UPLOAD_MS = 60 * 60 * 1000;
 
 /** The upload folder inside `ATTACHMENT_DIR`: files land here while the request is handled. */
 export const incomingDir = (attachmentDir: string): string => join(resolve(attachmentDir), '.incoming');
@@ -31,6 +34,7 @@ export class AttachmentUploadInterceptor implements NestInterceptor {
   constructor(config: AppConfig) {
     const destination = incomingDir(config.attachmentDir);
     mkdirSync(destination, { recursive: true });
+    void removeStaleUploads(destination);
     this.maxBytes = config.attachmentMaxBytes;
     const budget = config.attachmentMaxBytes + FIELDS_BUDGET;
     const options: multer.Options & { streamHandler: (req: Readable, busboy: Writable) => void } = {
@@ -112,4 +116,21 @@ export class AttachmentUploadInterceptor implements NestInterceptor {
 async function removeTemporaryFiles(req: Request): Promise<void> {
   const files = Array.isArray(req.files) ? req.files : [];
   await Promise.all(files.filter((file) => file.path).map((file) => rm(file.path, { force: true })));
+}
+
+/**
+ * Removes uploads a crashed process left behind. Only old ones: another replica sharing the
+ * folder may be receiving a file right now.
+ */
+async function removeStaleUploads(directory: string): Promise<void> {
+  try {
+    const now = Date.now();
+    for (const name of await readdir(directory)) {
+      const path = join(directory, name);
+      const info = await stat(path).catch(() => null);
+      if (info?.isFile() && now - info.mtimeMs > STALE_UPLOAD_MS) await rm(path, { force: true });
+    }
+  } catch {
+    // best effort: a later start tries again
+  }
 }

@@ -36,8 +36,13 @@ export class LocalFolderStorage extends AttachmentStorage {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
-    const { size } = await handle.stat();
-    return { stream: handle.createReadStream(), size };
+    try {
+      const { size } = await handle.stat();
+      return { stream: handle.createReadStream(), size };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   async remove(key: string): Promise<void> {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -200,6 +201,16 @@ describe('transaction attachments', () => {
     });
   });
 
+  it('answers 400, never 5xx, to a malformed multipart body', async () => {
+    const noBoundary = await create().set('Content-Type', 'multipart/form-data').send('garbage').expect(400);
+    assert.match(String(noBoundary.body.detail), /^Multipart form parse error - /);
+    const truncated = await create()
+      .set('Content-Type', 'multipart/form-data; boundary=XYZ')
+      .send('--XYZ\r\nContent-Disposition: form-data; name="attachment"; filename="a.pdf"\r\n\r\n%PDF-1.4')
+      .expect(400);
+    assert.match(String(truncated.body.detail), /^Multipart form parse error - /);
+  });
+
   it('reports a bad file together with the other fields’ errors', async () => {
     const res = await multipartCreate(create(), { amount: '-1' })
       .attach('attachment', pngFile(), 'x.pdf')
@@ -377,5 +388,25 @@ describe('attachment size limit from ATTACHMENT_MAX_BYTES', () => {
       .expect(413);
     assert.equal(typeof res.body.detail, 'string');
     assert.deepEqual(filesUnder(dir), before);
+  });
+});
+
+describe('uploads left behind by a crashed process', () => {
+  it('are removed at start-up once older than an hour; recent ones are left alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'checkout-attachments-'));
+    const incoming = join(dir, '.incoming');
+    mkdirSync(incoming, { recursive: true });
+    writeFileSync(join(incoming, 'stale'), 'x');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+    utimesSync(join(incoming, 'stale'), twoHoursAgo, twoHoursAgo);
+    writeFileSync(join(incoming, 'in-flight'), 'x');
+    const t = await startApp({ env: { ATTACHMENT_DIR: dir } });
+    try {
+      for (let i = 0; i < 50 && filesUnder(dir).includes('.incoming/stale'); i++) await sleep(20);
+      assert.deepEqual(filesUnder(dir), ['.incoming/in-flight']);
+    } finally {
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
