@@ -1,3 +1,4 @@
+import { attachmentUrl } from '../attachments/attachments.service';
 import { canonicalDecimal, computeFee, formatAmount } from '../common/money/money';
 import { formatDuration, parseDuration } from '../common/time/duration';
 import type { Gateway } from '../gateways/gateway.entity';
@@ -135,7 +136,10 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
     payment_methods: ctx.gateway ? [toPaymentMethod(tx, ctx.gateway, ctx)] : [],
     checkout_url: checkoutUrl(ctx.publicBaseUrl, tx.sessionId),
     checkout_short_url: tx.checkoutShortUrl,
-    attachment: null,
+    attachment:
+      tx.attachmentToken && tx.attachmentName
+        ? attachmentUrl(ctx.publicBaseUrl, tx.attachmentToken, tx.attachmentName)
+        : null,
     attachment_short_url: tx.attachmentShortUrl,
     mode: tx.mode,
     webhook_url: tx.webhookUrl,
