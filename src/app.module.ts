@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AdminModule } from './admin/admin.module';
 import { AdminConfigModule } from './admin-config/admin-config.module';
 import { AuthModule } from './auth/auth.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
@@ -29,6 +30,7 @@ export class AppModule {
         AdminConfigModule,
         TransactionsModule,
         HealthModule,
+        AdminModule,
         BootstrapModule,
       ],
       providers: [

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { isUniqueViolation } from '../database/db-values';
 import { AdminConfig } from './admin-config.entity';
 
 export interface AdminConfigChanges {
@@ -26,10 +27,23 @@ export class AdminConfigService {
     return row ?? this.defaults();
   }
 
+  /**
+   * Writes only the sent settings (two replicas changing different settings do not overwrite each
+   * other). The row is created with the defaults on first write; a concurrent first write loses
+   * the insert race and updates instead.
+   */
   async update(changes: AdminConfigChanges): Promise<AdminConfig> {
-    const row = { ...(await this.get()), ...stripUndefined(changes), updatedAt: new Date() };
-    await this.rows.save(this.rows.create(row));
-    return row;
+    const sent = { ...stripUndefined(changes), updatedAt: new Date() };
+    const result = await this.rows.update({ id: ROW_ID }, sent);
+    if (!result.affected) {
+      try {
+        await this.rows.insert({ ...this.defaults(), ...sent });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        await this.rows.update({ id: ROW_ID }, sent);
+      }
+    }
+    return this.get();
   }
 
   /** The key webhooks are signed with: the admin-set one, else WEBHOOK_SIGNING_KEY, else none. */

@@ -6,6 +6,7 @@ import { AuthenticationFailed, Throttled } from '../common/errors/domain-errors'
 import { AuthThrottleService } from './auth-throttle.service';
 import { AUTH_SCHEMES } from './authenticated.decorator';
 import type { AuthScheme, Principal } from './principal';
+import { basicCredentials, knownScheme, parseAuthorization } from './strategies/authorization-header';
 
 const CHALLENGES: Record<AuthScheme, string> = {
   'api-key': 'Api-Key realm="checkout"',
@@ -36,8 +37,8 @@ export class CredentialsGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
     const challenge = schemes.map((s) => CHALLENGES[s]).join(', ');
-    const header = req.headers.authorization?.trim() ?? '';
-    const presented = this.presentedScheme(header);
+    const header = parseAuthorization(req.headers.authorization);
+    const presented = knownScheme(header);
     if (!presented)
       throw new AuthenticationFailed('Authentication credentials were not provided.', challenge);
     if (!schemes.includes(presented)) {
@@ -47,7 +48,7 @@ export class CredentialsGuard implements CanActivate {
       );
     }
 
-    const identityKey = `id:${presented}:${this.identity(presented, header)}`;
+    const identityKey = `id:${presented}:${identity(presented, header?.credentials ?? '')}`;
     const throttleKeys = [`ip:${req.ip ?? ''}`, identityKey];
     const wait = this.throttle.retryAfter(throttleKeys);
     if (wait > 0) throw new Throttled(wait);
@@ -60,21 +61,6 @@ export class CredentialsGuard implements CanActivate {
     this.throttle.recordSuccess(identityKey);
     req.principal = principal;
     return true;
-  }
-
-  private presentedScheme(header: string): AuthScheme | null {
-    const scheme = header.split(/\s+/, 1)[0].toLowerCase();
-    if (scheme === 'api-key') return 'api-key';
-    if (scheme === 'basic') return 'basic';
-    return null;
-  }
-
-  /** The username or key prefix presented, for per-identity throttling (never the secret). */
-  private identity(scheme: AuthScheme, header: string): string {
-    const token = header.slice(header.indexOf(' ') + 1).trim();
-    if (scheme === 'api-key') return token.split('.', 1)[0].slice(0, 16);
-    const decoded = Buffer.from(token, 'base64').toString('utf8');
-    return decoded.split(':', 1)[0].slice(0, 150);
   }
 
   private authenticate(strategy: AuthScheme, req: Request, res: Response): Promise<Principal | null> {
@@ -90,6 +76,12 @@ export class CredentialsGuard implements CanActivate {
       handler(req, res, (error?: unknown) => (error ? reject(toError(error)) : resolve(null)));
     });
   }
+}
+
+/** The username or key prefix presented, for per-identity throttling (never the secret). */
+function identity(scheme: AuthScheme, credentials: string): string {
+  if (scheme === 'api-key') return credentials.split('.', 1)[0].slice(0, 16);
+  return (basicCredentials(credentials)?.username ?? '').slice(0, 150);
 }
 
 const toError = (error: unknown): Error =>

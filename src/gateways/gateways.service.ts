@@ -71,6 +71,12 @@ export class GatewaysService {
     return this.gateways.count();
   }
 
+  /** Codes of the gateways that list this currency. */
+  async codesAcceptingCurrency(currencyCode: string): Promise<string[]> {
+    const all = await this.list();
+    return all.filter((g) => g.currencies.includes(currencyCode.toUpperCase())).map((g) => g.code);
+  }
+
   /** Deletes a gateway no transaction uses; one in use is deactivated instead (SPEC §8). */
   async remove(code: string, inUse: boolean): Promise<'deleted' | 'deactivated'> {
     const gateway = await this.get(code);

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { addFieldError, FieldErrors, FieldErrorTree } from '../common/errors/domain-errors';
+import { pyType } from '../common/validation/messages';
 
 export type BodyMediaType = 'json' | 'form' | 'multipart';
 
@@ -25,7 +26,9 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
     const value = fields[name];
     if (value === undefined) continue;
     const items = Array.isArray(value) ? value : [value];
-    if (items.length === 1 && typeof items[0] === 'string' && items[0].trim().startsWith('[')) {
+    if (items.length === 1 && items[0] === '') {
+      fields[name] = null; // an empty form input: not set (create) or cleared (update)
+    } else if (items.length === 1 && typeof items[0] === 'string' && items[0].trim().startsWith('[')) {
       const parsed = parseJson(items[0]);
       if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
       else fields[name] = parsed;
@@ -36,6 +39,10 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
   for (const name of DICT_FIELDS) {
     const value = fields[name];
     if (typeof value !== 'string') continue;
+    if (value.trim() === '') {
+      fields[name] = null;
+      continue;
+    }
     const parsed = parseJson(value);
     if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
     else fields[name] = parsed;
@@ -64,12 +71,11 @@ export const TransactionBodyParam = createParamDecorator(
   (_: unknown, ctx: ExecutionContext): TransactionBody => {
     const req = ctx.switchToHttp().getRequest<Request>();
     const mediaType = mediaTypeOf(req);
-    const raw = (req.body ?? {}) as unknown;
+    // No body at all reads as `{}`; a JSON `null` body is a value of the wrong kind.
+    const raw = req.body === undefined ? {} : (req.body as unknown);
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       throw new FieldErrors({
-        non_field_errors: [
-          `Invalid data. Expected a dictionary, but got ${Array.isArray(raw) ? 'list' : typeof raw}.`,
-        ],
+        non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(raw)}.`],
       });
     }
     const fields =

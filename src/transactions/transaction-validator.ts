@@ -12,6 +12,7 @@ import { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import { mayUseGateway, Principal } from '../auth/principal';
 import { CreateTransactionDto } from './dto/create-transaction.dto';
+import { REQUIRED_FIELDS } from './transaction.mapper';
 import { TransactionsRepository } from './transactions.repository';
 
 export interface ValidTransactionInput {
@@ -43,7 +44,7 @@ export class TransactionValidator {
   ) {}
 
   async validate(input: Record<string, unknown>, context: ValidationContext): Promise<ValidTransactionInput> {
-    const dto = plainToInstance(CreateTransactionDto, input);
+    const dto = plainToInstance(CreateTransactionDto, withoutBlankOptionals(input));
     const errors = toFieldErrorTree(await validate(dto, { whitelist: true, forbidUnknownValues: false }));
 
     const code = errors.pg_codes ? undefined : dto.pg_codes[0];
@@ -120,4 +121,15 @@ export class TransactionValidator {
       addFieldError(errors, 'shortify_attachment_url', 'An attachment is required to shortify its URL.');
     }
   }
+}
+
+/**
+ * An empty string for an optional field means "not set", like `null` (docs/decisions.md): unset
+ * fields are echoed as `""`, so a representation sent back must validate, and HTML forms send
+ * empty inputs as `""`. Required fields keep theirs and fail their own rule.
+ */
+function withoutBlankOptionals(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(input).filter(([key, value]) => value !== '' || REQUIRED_FIELDS.has(key)),
+  );
 }

@@ -117,6 +117,14 @@ export class Transaction {
   @Column({ name: 'attachment_short_url', type: 'varchar', length: 200 })
   attachmentShortUrl: string;
 
+  /** The attachment's public token (its record and file belong to the attachments module). */
+  @Column({ name: 'attachment_token', type: 'varchar', length: 64, nullable: true })
+  attachmentToken: string | null;
+
+  /** The attachment's sanitised file name, the last segment of its URL. */
+  @Column({ name: 'attachment_name', type: 'varchar', length: 128, nullable: true })
+  attachmentName: string | null;
+
   /** The Basic user who created it; null when created with an API key. */
   @Column({ name: 'initiator_id', type: 'int', nullable: true })
   initiatorId: number | null;

@@ -1,3 +1,4 @@
+import { attachmentUrl } from '../attachments/attachments.service';
 import { canonicalDecimal, computeFee, formatAmount } from '../common/money/money';
 import { formatDuration, parseDuration } from '../common/time/duration';
 import type { Gateway } from '../gateways/gateway.entity';
@@ -6,7 +7,7 @@ import type { PaymentMethodDto, TransactionDto } from './dto/transaction.dto';
 import type { Notifications, Transaction } from './transaction.entity';
 
 export const DEFAULT_EXPIRATION_SECONDS = 3600;
-const REQUIRED_FIELDS = new Set(['type', 'amount', 'currency_code', 'pg_codes']);
+export const REQUIRED_FIELDS: ReadonlySet<string> = new Set(['type', 'amount', 'currency_code', 'pg_codes']);
 
 /** Everything a representation needs beside the row itself. */
 export interface RepresentationContext {
@@ -135,7 +136,10 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
     payment_methods: ctx.gateway ? [toPaymentMethod(tx, ctx.gateway, ctx)] : [],
     checkout_url: checkoutUrl(ctx.publicBaseUrl, tx.sessionId),
     checkout_short_url: tx.checkoutShortUrl,
-    attachment: null,
+    attachment:
+      tx.attachmentToken && tx.attachmentName
+        ? attachmentUrl(ctx.publicBaseUrl, tx.attachmentToken, tx.attachmentName)
+        : null,
     attachment_short_url: tx.attachmentShortUrl,
     mode: tx.mode,
     webhook_url: tx.webhookUrl,

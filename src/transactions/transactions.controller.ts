@@ -1,5 +1,4 @@
 import { Controller, Get, Headers, HttpCode, Param, Patch, Post, Res, UseInterceptors } from '@nestjs/common';
-import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -18,6 +17,7 @@ import {
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { AttachmentUploadInterceptor } from '../attachments/attachment-upload.interceptor';
 import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
 import type { Principal } from '../auth/principal';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
@@ -43,7 +43,7 @@ export class TransactionsController {
   @Post()
   @HttpCode(201)
   @Authenticated('api-key', 'basic')
-  @UseInterceptors(AnyFilesInterceptor())
+  @UseInterceptors(AttachmentUploadInterceptor)
   @ApiOperation({ summary: 'Create a payment transaction', operationId: 'createTransaction' })
   @ApiConsumes(...MEDIA_TYPES)
   @ApiBody({ type: CreateTransactionDto })
@@ -63,7 +63,7 @@ export class TransactionsController {
 
   @Patch(':session_id')
   @Authenticated('api-key')
-  @UseInterceptors(AnyFilesInterceptor())
+  @UseInterceptors(AttachmentUploadInterceptor)
   @ApiOperation({ summary: 'Update a payment transaction (partial)', operationId: 'updateTransaction' })
   @ApiParam(SESSION_ID)
   @ApiHeader({

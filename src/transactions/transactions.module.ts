@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AttachmentsModule } from '../attachments/attachments.module';
 import { CurrenciesModule } from '../currencies/currencies.module';
 import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
+import { ShortLinksModule } from '../short-links/short-links.module';
+import { TransactionAttachments } from './transaction-attachment';
 import { Transaction } from './transaction.entity';
 import { TransactionValidator } from './transaction-validator';
 import { TransactionsController } from './transactions.controller';
@@ -10,9 +13,16 @@ import { TransactionsRepository } from './transactions.repository';
 import { TransactionsService } from './transactions.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Transaction]), CurrenciesModule, GatewaysModule, EventsModule],
+  imports: [
+    TypeOrmModule.forFeature([Transaction]),
+    CurrenciesModule,
+    GatewaysModule,
+    EventsModule,
+    AttachmentsModule,
+    ShortLinksModule,
+  ],
   controllers: [TransactionsController],
-  providers: [TransactionsRepository, TransactionValidator, TransactionsService],
+  providers: [TransactionsRepository, TransactionValidator, TransactionsService, TransactionAttachments],
   exports: [TransactionsService],
 })
 export class TransactionsModule {}

@@ -4,7 +4,7 @@ import { EntityManager, In, Not, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { insertedId } from '../database/db-values';
 import { Transaction } from './transaction.entity';
-import type { TransactionState } from './transaction-state';
+import { ORDER_NO_RELEASING_STATES, TransactionState } from './transaction-state';
 
 /** Data access for transactions: one intent per method; each can join a caller's DB transaction. */
 @Injectable()
@@ -41,9 +41,21 @@ export class TransactionsRepository {
     return (await this.repo.count({ where })) > 0;
   }
 
+  /** True when any transaction (any state) was made with this gateway code. */
+  usesGateway(pgCode: string): Promise<boolean> {
+    return this.repo.exists({ where: { pgCode } });
+  }
+
+  /** True when any transaction (any state) is in this currency. */
+  usesCurrency(currencyCode: string): Promise<boolean> {
+    return this.repo.exists({ where: { currencyCode } });
+  }
+
   /**
    * Writes `changes` only if the row still has `version` and one of `states`; bumps the version.
    * Returns false when another writer got there first (the caller re-reads and decides).
+   * Moving to `canceled` or `expired` also releases the order_no (SPEC §4: reusable once no live
+   * transaction holds it), whoever makes the move.
    */
   async updateIfCurrent(
     id: string,
@@ -55,7 +67,11 @@ export class TransactionsRepository {
     const result = await this.of(manager)
       .createQueryBuilder()
       .update(Transaction)
-      .set({ ...changes, version: version + 1 } as QueryDeepPartialEntity<Transaction>)
+      .set({
+        ...changes,
+        ...(changes.state && ORDER_NO_RELEASING_STATES.includes(changes.state) ? { liveOrderNo: null } : {}),
+        version: version + 1,
+      } as QueryDeepPartialEntity<Transaction>)
       .where({ id, version, state: In([...states]) })
       .execute();
     return (result.affected ?? 0) === 1;

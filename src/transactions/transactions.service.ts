@@ -20,6 +20,7 @@ import {
   toTransactionDto,
 } from './transaction.mapper';
 import { isPayable, PAYABLE_STATES } from './transaction-state';
+import { AttachmentChange, TransactionAttachments } from './transaction-attachment';
 import { TransactionValidator } from './transaction-validator';
 import { TransactionsRepository } from './transactions.repository';
 
@@ -30,6 +31,8 @@ export interface TransactionView {
 }
 
 const UPDATE_ATTEMPTS = 3;
+/** Thrown inside an update's database transaction when the row changed meanwhile. */
+const NOT_WRITTEN = new Error('not written');
 
 /** Create, update and retrieve (SPEC §4). */
 @Injectable()
@@ -41,15 +44,26 @@ export class TransactionsService {
     private readonly gateways: GatewaysService,
     private readonly config: AppConfig,
     private readonly outbox: OutboxService,
+    private readonly attachments: TransactionAttachments,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async create(principal: Principal, body: TransactionBody): Promise<TransactionView> {
-    rejectUnsupportedAttachment(body);
-    const { dto, gateway, currency } = await this.validator.validate(body.fields, {
-      principal,
-      hasAttachment: false,
-    });
+    const attachment = await this.attachments.receive(body);
+    return this.attachments.settling(attachment, () => this.createWith(principal, body, attachment));
+  }
+
+  private async createWith(
+    principal: Principal,
+    body: TransactionBody,
+    attachment: AttachmentChange,
+  ): Promise<TransactionView> {
+    const { dto, gateway, currency } = await this.attachments.validate(attachment, () =>
+      this.validator.validate(body.fields, {
+        principal,
+        hasAttachment: this.attachments.hasAttachment(attachment, null),
+      }),
+    );
     const now = new Date();
     const columns = columnsFromInput(dto, gateway.operation);
     const tx = Object.assign(new Transaction(), columns, {
@@ -59,6 +73,8 @@ export class TransactionsService {
       liveOrderNo: columns.orderNo ?? null,
       checkoutShortUrl: '',
       attachmentShortUrl: '',
+      attachmentToken: null,
+      attachmentName: null,
       initiatorId: principal.kind === 'user' ? principal.userId : null,
       apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : null,
       remarks: null,
@@ -72,12 +88,14 @@ export class TransactionsService {
     } satisfies Partial<Transaction>);
     try {
       await this.dataSource.transaction(async (manager) => {
+        Object.assign(tx, await this.attachments.apply(manager, attachment, tx, tx));
         await this.transactions.insert(tx, manager);
         await this.outbox.record(manager, tx, 'created');
       });
     } catch (error) {
       throw translateUniqueViolation(error);
     }
+    attachment.committed = true;
     return this.view(tx, { gateway, digits: currency.digits });
   }
 
@@ -87,7 +105,19 @@ export class TransactionsService {
     body: TransactionBody,
     ifMatch?: string,
   ): Promise<TransactionView> {
-    rejectUnsupportedAttachment(body);
+    const attachment = await this.attachments.receive(body);
+    return this.attachments.settling(attachment, () =>
+      this.updateWith(sessionId, principal, body, attachment, ifMatch),
+    );
+  }
+
+  private async updateWith(
+    sessionId: string,
+    principal: Principal,
+    body: TransactionBody,
+    attachment: AttachmentChange,
+    ifMatch?: string,
+  ): Promise<TransactionView> {
     for (let attempt = 1; ; attempt++) {
       const tx = await this.get(sessionId);
       if (ifMatch !== undefined && !etagMatches(ifMatch, etagOf(tx))) throw new PreconditionFailed();
@@ -95,11 +125,13 @@ export class TransactionsService {
         throw new StateConflict(`A transaction in state "${tx.state}" can no longer be updated.`);
       }
       const merged = mergeRequestFields(toRequestFields(tx), body.fields);
-      const { dto, gateway, currency } = await this.validator.validate(merged, {
-        principal,
-        existingId: tx.id,
-        hasAttachment: false,
-      });
+      const { dto, gateway, currency } = await this.attachments.validate(attachment, () =>
+        this.validator.validate(merged, {
+          principal,
+          existingId: tx.id,
+          hasAttachment: this.attachments.hasAttachment(attachment, tx),
+        }),
+      );
       const columns = columnsFromInput(dto, gateway.operation);
       const now = new Date();
       const changes: Partial<Transaction> = {
@@ -110,11 +142,19 @@ export class TransactionsService {
       };
       let written: boolean;
       try {
-        written = await this.transactions.updateIfCurrent(tx.id, tx.version, PAYABLE_STATES, changes);
+        written = await this.dataSource.transaction(async (manager) => {
+          Object.assign(changes, await this.attachments.apply(manager, attachment, tx, columns));
+          if (await this.transactions.updateIfCurrent(tx.id, tx.version, PAYABLE_STATES, changes, manager)) {
+            return true;
+          }
+          throw NOT_WRITTEN; // roll back what apply() wrote
+        });
       } catch (error) {
-        throw translateUniqueViolation(error);
+        if (error !== NOT_WRITTEN) throw translateUniqueViolation(error);
+        written = false;
       }
       if (written) {
+        attachment.committed = true;
         const updated = Object.assign(tx, changes, { version: tx.version + 1 });
         return this.view(updated, { gateway, digits: currency.digits });
       }
@@ -132,6 +172,16 @@ export class TransactionsService {
       this.currencies.findByCode(tx.currencyCode),
     ]);
     return this.view(tx, { gateway, digits: currency?.digits ?? 2 });
+  }
+
+  /** Whether deleting the gateway would orphan transactions (admin: deactivate instead). */
+  usesGateway(pgCode: string): Promise<boolean> {
+    return this.transactions.usesGateway(pgCode);
+  }
+
+  /** Whether deleting the currency would leave transactions without their digits. */
+  usesCurrency(currencyCode: string): Promise<boolean> {
+    return this.transactions.usesCurrency(currencyCode);
   }
 
   private async get(sessionId: string): Promise<Transaction> {
@@ -162,26 +212,4 @@ function translateUniqueViolation(error: unknown): unknown {
     return new FieldErrors({ order_no: ['A live transaction with this order_no already exists.'] });
   }
   return error;
-}
-
-/**
- * Attachments are multipart only (SPEC §4). Until file storage lands (attachments issue), a file
- * part is refused with a clear 400 as well.
- */
-function rejectUnsupportedAttachment(body: TransactionBody): void {
-  const field = body.fields.attachment;
-  if (body.mediaType !== 'multipart') {
-    if (field !== undefined && field !== null) {
-      throw new FieldErrors({ attachment: ['Attachments can only be sent as multipart/form-data.'] });
-    }
-    return;
-  }
-  if (field !== undefined && field !== '') {
-    throw new FieldErrors({
-      attachment: ['The submitted data was not a file. Check the encoding type on the form.'],
-    });
-  }
-  if (body.files.length > 0) {
-    throw new FieldErrors({ attachment: ['File attachments are not accepted yet.'] });
-  }
 }

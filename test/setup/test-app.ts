@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import supertest from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
@@ -42,12 +45,14 @@ export function freePort(): Promise<number> {
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
   const port = await freePort();
+  const attachmentDir = mkdtempSync(join(tmpdir(), 'checkout-files-')); // unless env says otherwise
   const config = loadConfig({
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ATTACHMENT_DIR: attachmentDir,
     ...db.env,
     ...options.env,
   });
@@ -62,6 +67,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     async close() {
       await app.close();
       if (!options.db) await db.drop();
+      rmSync(attachmentDir, { recursive: true, force: true });
     },
   };
 }

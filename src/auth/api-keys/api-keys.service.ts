@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-errors';
+import { isUniqueViolation } from '../../database/db-values';
 import { ApiKey } from './api-key.entity';
 
 const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -41,7 +42,7 @@ export class ApiKeysService {
         await this.keys.insert(apiKey);
         return { apiKey, key: `${prefix}.${secret}` };
       } catch (error) {
-        if (attempt >= 3) throw error; // a prefix collision is rare; anything else is real
+        if (!isUniqueViolation(error) || attempt >= 3) throw error; // retry only a prefix collision
       }
     }
   }

@@ -92,4 +92,15 @@ export class UsersService {
   count(): Promise<number> {
     return this.users.count();
   }
+
+  /** Takes a (deleted) gateway code away from every user holding it. */
+  async revokeGatewayCode(code: string): Promise<void> {
+    for (const user of await this.list()) {
+      if (!user.gatewayCodes.includes(code)) continue;
+      await this.users.update(
+        { id: user.id },
+        { gatewayCodes: user.gatewayCodes.filter((c) => c !== code), updatedAt: new Date() },
+      );
+    }
+  }
 }

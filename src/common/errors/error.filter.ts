@@ -29,6 +29,9 @@ export class ErrorFilter implements ExceptionFilter {
       return { status: error.status, body: error.body(), headers: error.headers };
     }
     if (error instanceof HttpException) {
+      // Nest turns multer's limit errors into 400s; a field over the body limit is a 413 (SPEC §1).
+      const tooLarge = parserErrorStatus(error.cause);
+      if (tooLarge?.status === 413) return tooLarge;
       const status = error.getStatus();
       return { status, body: { detail: detailFor(status, error) }, headers: {} };
     }
@@ -62,7 +65,13 @@ function parserErrorStatus(
 ): { status: number; body: unknown; headers: Record<string, string> } | null {
   if (typeof error !== 'object' || error === null) return null;
   const e = error as { status?: number; type?: string; code?: string; message?: string };
-  if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE' || e.code === 'LIMIT_FIELD_VALUE') {
+  if (
+    e.type === 'entity.too.large' ||
+    e.code === 'LIMIT_FILE_SIZE' ||
+    e.code === 'LIMIT_FIELD_VALUE' ||
+    e.code === 'LIMIT_FIELD_COUNT' ||
+    e.code === 'LIMIT_PART_COUNT'
+  ) {
     return { status: 413, body: { detail: 'Request body is too large.' }, headers: {} };
   }
   if (e.type === 'entity.parse.failed') {

@@ -1,15 +1,47 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { isLosslessNumber, parse } from 'lossless-json';
 
-/** Keys whose JSON numbers are read as their exact decimal text (SPEC §4 `amount`). */
+/** Top-level keys whose JSON numbers are read as their exact decimal text (SPEC §4 `amount`). */
 const DECIMAL_KEYS = new Set(['amount', 'fee_fixed', 'fee_percent']);
 
-/** Parses JSON keeping the digits of money: `12.50` arrives as the text "12.50", not 12.5. */
+/**
+ * Parses JSON keeping the digits of money: `12.50` arrives as the text "12.50", not 12.5. Only the
+ * body's own money keys: an `amount` nested in `extra` is the merchant's data and stays a number.
+ */
 export function parseJsonKeepingDecimals(text: string): unknown {
-  return parse(text, (key, value) => {
-    if (!isLosslessNumber(value)) return value;
-    return DECIMAL_KEYS.has(key) ? value.value : Number(value.value);
-  });
+  const value = parse(text);
+  if (!isPlainObject(value)) return plainValues(value);
+  // fromEntries defines own properties: a `__proto__` key stays a plain (ignored) key.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      checkedText(key),
+      DECIMAL_KEYS.has(key) && isLosslessNumber(item) ? item.value : plainValues(item),
+    ]),
+  );
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+/** Every LosslessNumber inside as a JS number, every string checked (walked in place). */
+function plainValues(value: unknown): unknown {
+  if (isLosslessNumber(value)) return Number(value.value);
+  if (typeof value === 'string') return checkedText(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = plainValues(value[i]);
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) value[checkedText(key)] = plainValues(value[key]);
+  }
+  return value;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** An escaped lone surrogate (`"\ud800"`) is not text: MySQL would silently store U+FFFD instead. */
+function checkedText(text: string): string {
+  if (LONE_SURROGATE.test(text)) throw new Error('Invalid \\u escape: a lone surrogate is not Unicode text');
+  return text;
 }
 
 /** JSON body parser (1 MB → 413), lossless for money; malformed JSON → 400 (SPEC §1). */

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
 import * as countries from 'i18n-iso-countries';
 import ISO6391 from 'iso-639-1';
 import { amountProblem } from '../money/money';
@@ -96,6 +96,24 @@ export const IsSmallJsonObject = (maxBytes: number, options?: ValidationOptions)
       return Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes
         ? `Ensure this value has at most ${maxBytes} bytes as JSON.`
         : null;
+    },
+    options,
+  );
+
+/**
+ * At most `max` characters, counted in code points as MySQL counts a VARCHAR. class-validator's
+ * `MaxLength` does not count variation selectors (U+FE0F), so a value it accepts could overflow the
+ * column and fail the insert. Registered as `maxLength`, so errors read the same.
+ */
+export const MaxChars = (max: number, options?: ValidationOptions): PropertyDecorator =>
+  ValidateBy(
+    {
+      name: 'maxLength',
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && [...value].length <= max,
+        defaultMessage: () => MSG.maxLength(max),
+      },
     },
     options,
   );

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/sw
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
+  MinLength,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -12,8 +13,10 @@ import {
   IsString,
   IsUrl,
   MaxLength,
+  ValidateIf,
 } from 'class-validator';
 import { MSG, requiredMessage } from './messages';
+import { MaxChars } from './custom-validators';
 
 /**
  * Composite field decorators: validator + OpenAPI schema in one place, so a limit is written once
@@ -24,6 +27,8 @@ interface FieldOptions {
   example?: unknown;
   description?: string;
   nullable?: boolean;
+  /** With `optional`: the field may be left out, but an explicit `null` is refused (DRF's allow_null=False). */
+  notNull?: boolean;
 }
 
 function apiProperty(opts: FieldOptions, schema: ApiPropertyOptions): PropertyDecorator {
@@ -37,15 +42,22 @@ function apiProperty(opts: FieldOptions, schema: ApiPropertyOptions): PropertyDe
 }
 
 function presence(opts: FieldOptions): PropertyDecorator[] {
+  if (opts.optional && opts.notNull)
+    return [
+      ValidateIf((_: object, value: unknown) => value !== undefined),
+      IsDefined({ message: requiredMessage }),
+    ];
   return opts.optional ? [IsOptional()] : [IsDefined({ message: requiredMessage })];
 }
 
+/** A string of at most `max` characters; a required one may not be blank (DRF's `allow_blank=False`). */
 export const TextField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
-    apiProperty(opts, { type: String, maxLength: max }),
+    apiProperty(opts, { type: String, maxLength: max, ...(opts.optional ? {} : { minLength: 1 }) }),
     ...presence(opts),
     IsString({ message: MSG.string }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    ...(opts.optional ? [] : [MinLength(1, { message: MSG.blank })]),
+    MaxChars(max, { message: MSG.maxLength(max) }),
   );
 
 export const UrlField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
@@ -53,7 +65,7 @@ export const UrlField = (max: number, opts: FieldOptions = {}): PropertyDecorato
     apiProperty(opts, { type: String, maxLength: max, format: 'uri', pattern: '^https?://' }),
     ...presence(opts),
     IsString({ message: MSG.string }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
     IsUrl(
       { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true },
       { message: MSG.url },
@@ -65,7 +77,7 @@ export const EmailField = (max: number, opts: FieldOptions = {}): PropertyDecora
     apiProperty(opts, { type: String, maxLength: max, format: 'email' }),
     ...presence(opts),
     IsString({ message: MSG.string }),
-    MaxLength(max, { message: MSG.maxLength(max) }),
+    MaxChars(max, { message: MSG.maxLength(max) }),
     IsEmail({}, { message: MSG.email }),
   );
 

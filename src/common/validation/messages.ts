@@ -15,12 +15,26 @@ export const MSG = {
   maxItems: (max: number) => `Ensure this field has no more than ${max} elements.`,
   list: (args: ValidationArguments) => `Expected a list of items but got type "${pyType(args.value)}".`,
   dict: (args: ValidationArguments) => `Expected a dictionary of items but got type "${pyType(args.value)}".`,
-  choice: (args: ValidationArguments) => `"${String(args.value)}" is not a valid choice.`,
+  choice: (args: ValidationArguments) => `"${choiceText(args)}" is not a valid choice.`,
   greaterThanZero: 'Ensure this value is greater than 0.',
 } as const;
 
 export const requiredMessage = (args: ValidationArguments): string =>
   args.value === null ? MSG.notNull : MSG.required;
+
+/**
+ * The offending value of an `IsIn` check. With `each: true` the value is the whole list: name the
+ * first item that is not allowed (`"shipped"`, not `"created,shipped"`).
+ */
+function choiceText(args: ValidationArguments): string {
+  const allowed = args.constraints?.[0] as unknown;
+  let value: unknown = args.value;
+  if (Array.isArray(value) && Array.isArray(allowed)) {
+    const bad = (value as unknown[]).find((item) => !allowed.includes(item));
+    if (bad !== undefined) value = bad;
+  }
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
 
 /** The type name DRF would print for a JSON value. */
 export function pyType(value: unknown): string {

@@ -1,13 +1,16 @@
 import type { ValidationError } from 'class-validator';
 import { addFieldError, FieldErrorTree } from '../errors/domain-errors';
 
-/** Constraints that describe the value's kind; when one fails, the others say nothing useful. */
+/**
+ * Constraints that describe the value's kind; when one fails, the others say nothing useful. Container
+ * kinds come first: a list field whose items must be strings reports a dict as "not a list".
+ */
 const KIND_CONSTRAINTS = [
   'isDefined',
-  'isString',
-  'isBoolean',
   'isArray',
   'isObject',
+  'isString',
+  'isBoolean',
   'isInt',
   'isNumber',
   'isDecimalText',

@@ -38,6 +38,8 @@ import {
 } from '../transaction-state';
 
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
+/** order_no is an identifier compared for uniqueness: surrounding spaces never count (as DRF trims). */
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const lower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);
 /** A JSON number is read as its decimal text (the JSON parser keeps the original digits). */
 const numberToText = ({ value }: { value: unknown }) => (typeof value === 'number' ? String(value) : value);
@@ -186,10 +188,11 @@ export class CreateTransactionDto {
   @Type(() => BillingAddressDto)
   billing_address?: BillingAddressDto | null;
 
+  @Transform(trim)
   @TextField(LIMITS.orderNo, {
     optional: true,
     nullable: true,
-    description: 'Unique among live (not canceled or expired) transactions.',
+    description: 'Unique among live (not canceled or expired) transactions; surrounding spaces are trimmed.',
   })
   order_no?: string | null;
 

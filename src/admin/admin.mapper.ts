@@ -1,0 +1,81 @@
+import type { AdminConfig } from '../admin-config/admin-config.entity';
+import type { ApiKey } from '../auth/api-keys/api-key.entity';
+import type { IssuedApiKey } from '../auth/api-keys/api-keys.service';
+import type { User } from '../auth/users/user.entity';
+import { canonicalDecimal } from '../common/money/money';
+import type { Currency } from '../currencies/currency.entity';
+import type { Gateway } from '../gateways/gateway.entity';
+import type { AdminConfigDto } from './dto/admin-config.dto';
+import type { ApiKeyDto, IssuedApiKeyDto } from './dto/api-key.dto';
+import type { CurrencyDto } from './dto/currency.dto';
+import type { GatewayDto } from './dto/gateway.dto';
+import type { UserDto } from './dto/user.dto';
+
+/** Entities → admin response DTOs. Entities are never returned: a forgotten column cannot leak. */
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+export const toAdminConfigDto = (config: AdminConfig, environmentKey: string | null): AdminConfigDto => {
+  const source = config.webhookSigningKey ? 'admin' : environmentKey ? 'environment' : null;
+  return {
+    auto_expire: config.autoExpire,
+    default_redirect_url: config.defaultRedirectUrl,
+    merchant_name: config.merchantName,
+    webhook_signing_key_set: source !== null,
+    webhook_signing_key_source: source,
+  };
+};
+
+export const toCurrencyDto = (currency: Currency): CurrencyDto => ({
+  code: currency.code,
+  digits: currency.digits,
+});
+
+export const toGatewayDto = (gateway: Gateway): GatewayDto => ({
+  code: gateway.code,
+  name: gateway.name,
+  pg: gateway.pg,
+  type: gateway.type,
+  operation: gateway.operation,
+  currencies: gateway.currencies,
+  fee_fixed: canonicalDecimal(gateway.feeFixed),
+  fee_percent: canonicalDecimal(gateway.feePercent),
+  icon: gateway.icon,
+  flow: gateway.flow,
+  require_customer_phone: gateway.requireCustomerPhone,
+  is_active: gateway.isActive,
+  created_at: gateway.createdAt.toISOString(),
+  updated_at: gateway.updatedAt.toISOString(),
+});
+
+export const toApiKeyDto = (apiKey: ApiKey): ApiKeyDto => ({
+  id: apiKey.id,
+  name: apiKey.name,
+  prefix: apiKey.prefix,
+  created_at: apiKey.createdAt.toISOString(),
+  expires_at: iso(apiKey.expiresAt),
+  revoked_at: iso(apiKey.revokedAt),
+});
+
+export const toIssuedApiKeyDto = ({ apiKey, key }: IssuedApiKey): IssuedApiKeyDto => ({
+  id: apiKey.id,
+  name: apiKey.name,
+  prefix: apiKey.prefix,
+  key,
+  created_at: apiKey.createdAt.toISOString(),
+  expires_at: iso(apiKey.expiresAt),
+});
+
+export const toUserDto = (user: User): UserDto => ({
+  id: user.id,
+  username: user.username,
+  gateway_codes: user.gatewayCodes,
+  is_admin: user.isAdmin,
+  is_active: user.isActive,
+  created_at: user.createdAt.toISOString(),
+  updated_at: user.updatedAt.toISOString(),
+});
+
+/** Drops the keys whose value is undefined (left out of a partial update). */
+export function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import { ApiKeysService, type IssuedApiKey } from '../auth/api-keys/api-keys.service';
+import type { Principal } from '../auth/principal';
+import type { User } from '../auth/users/user.entity';
+import { UserChanges, UserInput, UsersService } from '../auth/users/users.service';
+import {
+  addFieldError,
+  FieldErrors,
+  FieldErrorTree,
+  NotFound,
+  StateConflict,
+} from '../common/errors/domain-errors';
+import { canonicalDecimal } from '../common/money/money';
+import { CurrenciesService } from '../currencies/currencies.service';
+import type { Gateway } from '../gateways/gateway.entity';
+import { GatewayInput, GatewaysService } from '../gateways/gateways.service';
+import { TransactionsService } from '../transactions/transactions.service';
+
+/** A new gateway: what must be given, the rest takes {@link GATEWAY_DEFAULTS}. */
+export type NewGateway = Pick<GatewayInput, 'code' | 'name' | 'pg' | 'type' | 'currencies'> &
+  Partial<GatewayInput>;
+
+export const GATEWAY_DEFAULTS = {
+  operation: 'purchase',
+  feeFixed: '0',
+  feePercent: '0',
+  icon: '',
+  flow: 'redirect',
+  requireCustomerPhone: false,
+  isActive: true,
+} as const satisfies Partial<GatewayInput>;
+
+export interface GatewayRemoval {
+  code: string;
+  result: 'deleted' | 'deactivated';
+  detail: string;
+}
+
+/**
+ * Admin rules that tie resources together: a gateway's currencies must be configured, a user's
+ * gateway codes must exist, what still uses a currency or a gateway cannot vanish, an API key
+ * cannot be born expired, and an admin cannot lock themself out. The single-resource rules stay
+ * in each resource's own service.
+ */
+@Injectable()
+export class AdminService {
+  constructor(
+    private readonly currencies: CurrenciesService,
+    private readonly gateways: GatewaysService,
+    private readonly transactions: TransactionsService,
+    private readonly users: UsersService,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
+
+  async createGateway(input: NewGateway): Promise<Gateway> {
+    await this.requireConfiguredCurrencies(input.currencies);
+    const full: GatewayInput = { ...GATEWAY_DEFAULTS, ...input };
+    return this.gateways.create({
+      ...full,
+      currencies: unique(full.currencies.map((c) => c.toUpperCase())),
+      feeFixed: canonicalDecimal(full.feeFixed),
+      feePercent: canonicalDecimal(full.feePercent),
+    });
+  }
+
+  async updateGateway(
+    code: string,
+    changes: Partial<Omit<GatewayInput, 'code'>>,
+    sentCode?: unknown,
+  ): Promise<Gateway> {
+    const gateway = await this.gateways.get(code);
+    if (sentCode !== undefined && sentCode !== gateway.code) {
+      throw new FieldErrors({ code: ['The gateway code cannot be changed.'] });
+    }
+    if (changes.currencies) {
+      await this.requireConfiguredCurrencies(changes.currencies);
+      changes = { ...changes, currencies: unique(changes.currencies.map((c) => c.toUpperCase())) };
+    }
+    if (changes.feeFixed !== undefined)
+      changes = { ...changes, feeFixed: canonicalDecimal(changes.feeFixed) };
+    if (changes.feePercent !== undefined)
+      changes = { ...changes, feePercent: canonicalDecimal(changes.feePercent) };
+    return this.gateways.update(code, changes);
+  }
+
+  /**
+   * Deletes a gateway no transaction used; one that transactions used is deactivated instead, so
+   * their representation keeps its payment method. It is deactivated first, so that no new
+   * transaction can pick it while we look.
+   */
+  async removeGateway(code: string): Promise<GatewayRemoval> {
+    const gateway = await this.gateways.get(code);
+    if (gateway.isActive) await this.gateways.update(code, { isActive: false });
+    const inUse = await this.transactions.usesGateway(code);
+    const result = await this.gateways.remove(code, inUse);
+    // A code re-created later must not silently hand the old users their access back.
+    if (result === 'deleted') await this.users.revokeGatewayCode(code);
+    const detail =
+      result === 'deleted'
+        ? `Gateway "${code}" was deleted.`
+        : `Gateway "${code}" is used by transactions: it was deactivated instead of deleted.`;
+    return { code, result, detail };
+  }
+
+  /** A currency that a gateway lists or a transaction is in cannot be deleted (409). */
+  async removeCurrency(code: string): Promise<void> {
+    const upper = code.toUpperCase();
+    if (!(await this.currencies.findByCode(upper))) throw new NotFound();
+    const gatewayCodes = await this.gateways.codesAcceptingCurrency(upper);
+    if (gatewayCodes.length) {
+      throw new StateConflict(
+        `Currency "${upper}" is still accepted by gateway(s) ${gatewayCodes.map((c) => `"${c}"`).join(', ')}; remove it from them first.`,
+      );
+    }
+    if (await this.transactions.usesCurrency(upper)) {
+      throw new StateConflict(`Currency "${upper}" is used by existing transactions and cannot be deleted.`);
+    }
+    await this.currencies.remove(upper);
+  }
+
+  /** A new API key; an expiry must lie in the future (a key born expired is a mistake). */
+  issueApiKey(name: string, expiresAt: Date | null): Promise<IssuedApiKey> {
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new FieldErrors({ expires_at: ['Ensure this date-time is in the future.'] });
+    }
+    return this.apiKeys.issue(name, expiresAt);
+  }
+
+  async createUser(input: UserInput): Promise<User> {
+    await this.requireExistingGateways(input.gatewayCodes ?? []);
+    return this.users.create({ ...input, gatewayCodes: unique(input.gatewayCodes ?? []) });
+  }
+
+  async updateUser(actor: Principal, id: number, changes: UserChanges): Promise<User> {
+    await this.users.get(id);
+    const errors: FieldErrorTree = {};
+    if (isSelf(actor, id)) {
+      if (changes.isActive === false)
+        addFieldError(errors, 'is_active', 'You cannot deactivate your own account.');
+      if (changes.isAdmin === false)
+        addFieldError(errors, 'is_admin', 'You cannot remove your own admin rights.');
+    }
+    if (changes.gatewayCodes) {
+      const unknown = await this.unknownGateways(changes.gatewayCodes);
+      for (const code of unknown)
+        addFieldError(errors, 'gateway_codes', `"${code}" is not a valid gateway code.`);
+      changes = { ...changes, gatewayCodes: unique(changes.gatewayCodes) };
+    }
+    if (Object.keys(errors).length) throw new FieldErrors(errors);
+    return this.users.update(id, changes);
+  }
+
+  async removeUser(actor: Principal, id: number): Promise<void> {
+    await this.users.get(id);
+    if (isSelf(actor, id)) throw new StateConflict('You cannot delete your own account.');
+    await this.users.remove(id);
+  }
+
+  private async requireConfiguredCurrencies(codes: string[]): Promise<void> {
+    const configured = new Set((await this.currencies.list()).map((c) => c.code));
+    const unknown = unique(codes.map((c) => c.toUpperCase())).filter((c) => !configured.has(c));
+    if (unknown.length) {
+      throw new FieldErrors({ currencies: unknown.map((c) => `"${c}" is not a configured currency.`) });
+    }
+  }
+
+  private async requireExistingGateways(codes: string[]): Promise<void> {
+    const unknown = await this.unknownGateways(codes);
+    if (unknown.length) {
+      throw new FieldErrors({ gateway_codes: unknown.map((c) => `"${c}" is not a valid gateway code.`) });
+    }
+  }
+
+  private async unknownGateways(codes: string[]): Promise<string[]> {
+    const wanted = unique(codes);
+    const found = new Set((await this.gateways.findByCodes(wanted)).map((g) => g.code));
+    return wanted.filter((c) => !found.has(c));
+  }
+}
+
+const unique = (values: string[]): string[] => [...new Set(values)];
+const isSelf = (actor: Principal, id: number): boolean => actor.kind === 'user' && actor.userId === id;

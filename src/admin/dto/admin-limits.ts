@@ -1,0 +1,25 @@
+/** Limits of admin-only fields (the shared ones live in common/validation/limits.ts). */
+export const ADMIN_LIMITS = {
+  webhookSigningKey: 255,
+  passwordMin: 8,
+  passwordMax: 128,
+  currencyDigitsMax: 6,
+  feeIntegerDigits: 13,
+  feeDecimals: 6,
+  feePercentMax: 100,
+  iconUrl: 200,
+  pg: 64,
+  listItems: 100,
+} as const;
+
+export const CURRENCY_CODE = /^[A-Za-z]{3}$/;
+export const GATEWAY_CODE = /^[a-z0-9_-]{1,64}$/;
+export const USERNAME = /^[\w.@+-]{1,150}$/;
+export const PG_NAME = /^[a-z0-9_-]{1,64}$/;
+
+export const ADMIN_MESSAGES = {
+  currencyCode: 'Enter a 3-letter ISO 4217 currency code.',
+  gatewayCode: 'Enter a valid code: 1-64 characters among lowercase letters, digits, "_" and "-".',
+  pg: 'Enter a valid payment gateway name: 1-64 characters among lowercase letters, digits, "_" and "-".',
+  username: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
+} as const;

@@ -1,0 +1,109 @@
+import { ApiHideProperty, ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
+import { Allow } from 'class-validator';
+import { BoolField, ChoiceField } from '../../common/validation/field-decorators';
+import { LIMITS } from '../../common/validation/limits';
+import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../../gateways/gateway.entity';
+import { CodeListField, DecimalTextField, NameField, PatternField, UrlOrEmptyField } from './admin-fields';
+import { ADMIN_LIMITS, ADMIN_MESSAGES, CURRENCY_CODE, GATEWAY_CODE, PG_NAME } from './admin-limits';
+
+const toUpper = (value: string): string => value.toUpperCase();
+const FEE = { integerDigits: ADMIN_LIMITS.feeIntegerDigits, decimals: ADMIN_LIMITS.feeDecimals };
+
+/** A gateway settings instance ("pg code"). */
+export class GatewayDto {
+  @ApiProperty({ example: 'sandbox', pattern: GATEWAY_CODE.source }) code: string;
+  @ApiProperty({ example: 'Sandbox card' }) name: string;
+  @ApiProperty({ example: 'sandbox' }) pg: string;
+  @ApiProperty({ enum: [...GATEWAY_TYPES] }) type: string;
+  @ApiProperty({ enum: [...GATEWAY_OPERATIONS] }) operation: string;
+  @ApiProperty({ type: String, isArray: true, example: ['KWD', 'USD'] }) currencies: string[];
+  @ApiProperty({ example: '0.5', description: 'Decimal string' }) fee_fixed: string;
+  @ApiProperty({ example: '2.5', description: 'Decimal string (percent of the amount)' }) fee_percent: string;
+  @ApiProperty({ example: '', description: 'Icon URL; "" means the default icon of its pg' }) icon: string;
+  @ApiProperty({ enum: [...GATEWAY_FLOWS] }) flow: string;
+  @ApiProperty() require_customer_phone: boolean;
+  @ApiProperty() is_active: boolean;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+/** `POST gateways/`. Left-out fields take their defaults. */
+export class CreateGatewayDto {
+  @PatternField(GATEWAY_CODE, LIMITS.gatewayCode, ADMIN_MESSAGES.gatewayCode, {
+    example: 'knet-main',
+    description: 'Unique; immutable once created',
+  })
+  code: string;
+
+  @NameField(LIMITS.gatewayName, { example: 'KNET' })
+  name: string;
+
+  @PatternField(PG_NAME, ADMIN_LIMITS.pg, ADMIN_MESSAGES.pg, {
+    example: 'sandbox',
+    description: 'The payment gateway driver (`sandbox` is built in)',
+  })
+  pg: string;
+
+  @ChoiceField(GATEWAY_TYPES, { example: 'sandbox' })
+  type: string;
+
+  @ChoiceField(GATEWAY_OPERATIONS, { optional: true, notNull: true, description: 'Default `purchase`' })
+  operation?: string;
+
+  @CodeListField(CURRENCY_CODE, ADMIN_LIMITS.listItems, ADMIN_MESSAGES.currencyCode, {
+    transform: toUpper,
+    example: ['KWD', 'USD'],
+    description: 'Configured currency codes it accepts (any case; stored upper-case)',
+  })
+  currencies: string[];
+
+  @DecimalTextField(FEE, {
+    optional: true,
+    example: '0.5',
+    description: 'Non-negative decimal string (a JSON number is read as its decimal text); default "0".',
+  })
+  fee_fixed?: string;
+
+  @DecimalTextField(
+    { ...FEE, max: ADMIN_LIMITS.feePercentMax },
+    {
+      optional: true,
+      example: '2.5',
+      description: 'Percent of the amount, non-negative decimal string; default "0".',
+    },
+  )
+  fee_percent?: string;
+
+  @UrlOrEmptyField(ADMIN_LIMITS.iconUrl, { optional: true })
+  icon?: string;
+
+  @ChoiceField(GATEWAY_FLOWS, { optional: true, notNull: true, description: 'Default `redirect`' })
+  flow?: string;
+
+  @BoolField({ optional: true, notNull: true, description: 'Default false' })
+  require_customer_phone?: boolean;
+
+  @BoolField({ optional: true, notNull: true, description: 'Default true' })
+  is_active?: boolean;
+}
+
+/** `PATCH gateways/{code}/`: only the sent fields change; `code` cannot change. */
+export class UpdateGatewayDto extends PartialType(OmitType(CreateGatewayDto, ['code'] as const), {
+  skipNullProperties: false,
+}) {
+  /** Not a field to change: sent only to be checked, a different code is refused (codes are immutable). */
+  @ApiHideProperty()
+  @Allow()
+  code?: unknown;
+}
+
+/** `DELETE gateways/{code}/` answer. */
+export class GatewayDeletionDto {
+  @ApiProperty({ example: 'knet-main' }) code: string;
+  @ApiProperty({
+    enum: ['deleted', 'deactivated'],
+    description: 'A gateway that transactions used is deactivated, not deleted',
+  })
+  result: 'deleted' | 'deactivated';
+  @ApiProperty({ example: 'Gateway "knet-main" was deleted.' }) detail: string;
+}

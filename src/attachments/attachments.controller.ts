@@ -1,0 +1,49 @@
+import { Controller, Get, Param, Res, StreamableFile } from '@nestjs/common';
+import {
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { NotFound } from '../common/errors/domain-errors';
+import { DetailDto } from '../common/errors/error-body.dto';
+import { ATTACHMENT_TYPES } from './attachment-files';
+import { AttachmentsService } from './attachments.service';
+
+/** Serves attachment bytes at their unguessable URL (SPEC §12); public, like retrieve. */
+@ApiTags('Attachments')
+@Controller('b/checkout/attachments')
+export class AttachmentsController {
+  constructor(private readonly attachments: AttachmentsService) {}
+
+  @Get(':token/:file_name')
+  @ApiOperation({
+    summary: 'Download a transaction attachment (public)',
+    operationId: 'downloadAttachment',
+    security: [],
+  })
+  @ApiParam({ name: 'token', description: 'Unguessable token from the `attachment` URL' })
+  @ApiParam({ name: 'file_name', description: 'The file name (informative)' })
+  @ApiProduces(...new Set(Object.values(ATTACHMENT_TYPES)))
+  @ApiOkResponse({
+    description: 'The file, as `Content-Disposition: attachment`',
+    schema: { type: 'string', format: 'binary' },
+  })
+  @ApiNotFoundResponse({ type: DetailDto })
+  async download(
+    @Param('token') token: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<StreamableFile> {
+    const found = await this.attachments.open(token);
+    if (!found) throw new NotFound();
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+    res.attachment(found.attachment.fileName);
+    res.setHeader('Content-Type', found.attachment.contentType);
+    return new StreamableFile(found.stream, { length: found.size });
+  }
+}
