@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AdminConfigService } from '../admin-config/admin-config.service';
@@ -44,7 +45,10 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     this.stopped = false;
-    this.outbox.onCommitted(() => this.poke());
+    // Bound to this (bootstrap) async context: a pass poked from a commit hook must not inherit the
+    // committing transaction's context (on SQLite that context lets queries bypass the connection
+    // lock of database/sqlite-serial.ts).
+    this.outbox.onCommitted(AsyncResource.bind(() => this.poke()));
     if (!(await this.adminConfig.webhookSigningKey())) {
       this.logger.warn(
         'No webhook signing key (WEBHOOK_SIGNING_KEY or admin config): webhooks are sent unsigned.',

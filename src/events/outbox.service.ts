@@ -9,6 +9,7 @@ import type {
   TransactionCommitEvent,
 } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { attachmentUrl } from '../attachments/attachments.service';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { AppConfig } from '../config/app-config';
 import { insertedId } from '../database/db-values';
@@ -94,7 +95,7 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
       context: {
         language: transaction.language,
         checkout_url: checkoutUrl(this.config.publicBaseUrl, transaction.sessionId),
-        attachment_url: attachmentUrlOf(transaction),
+        attachment_url: attachmentUrlOf(transaction, this.config.publicBaseUrl),
         merchant_name: settings.merchantName,
       },
       createdAt: now,
@@ -180,8 +181,10 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
   }
 }
 
-/** The attachment's public link, once the attachments feature stores one on the transaction. */
-function attachmentUrlOf(tx: Transaction): string | null {
-  const withAttachment = tx as Transaction & { attachmentUrl?: string | null };
-  return withAttachment.attachmentUrl || tx.attachmentShortUrl || null;
+/** The attachment's link for notifications: its short link when there is one, else its URL. */
+function attachmentUrlOf(tx: Transaction, publicBaseUrl: string): string | null {
+  if (tx.attachmentShortUrl) return tx.attachmentShortUrl;
+  return tx.attachmentToken && tx.attachmentName
+    ? attachmentUrl(publicBaseUrl, tx.attachmentToken, tx.attachmentName)
+    : null;
 }
