@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { pdfFile } from '../factories/attachment-files';
+import { multipartCreate } from '../factories/multipart';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { freePort, startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
@@ -112,6 +114,25 @@ describe('e-mail and SMS notifications', () => {
       'sms:delivered',
     ]);
     assert.equal(decodeMail(smtp.mails[mailsBefore + 1].raw).subject, 'Payment received');
+  });
+
+  it('puts the attachment link in created when the transaction has one', async () => {
+    const mailsBefore = smtp.mails.length;
+    const res = await multipartCreate(
+      t.http().post('/b/checkout/v1/pymt-txn/').set('Authorization', s.apiKey),
+      {
+        ...CUSTOMER,
+        notifications: { email: ['created'] },
+      },
+    )
+      .attach('attachment', pdfFile(), 'invoice.pdf')
+      .expect(201);
+    const body = res.body as { session_id: string; attachment: string };
+    assert.match(body.attachment, /^http/);
+    await settled(t, body.session_id);
+    const mail = decodeMail(smtp.mails[mailsBefore].raw);
+    assert.ok(mail.text.includes(`Attachment: ${body.attachment}`), mail.text);
+    assert.ok(mail.text.includes(body.session_id), 'and the checkout link');
   });
 
   it('retries an SMS provider that answers 503, and logs the attempts', async () => {
