@@ -38,6 +38,12 @@ interface PlannedDelivery {
 export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
   private readonly recordedIn = new WeakSet<QueryRunner>();
   private readonly commitListeners: (() => void)[] = [];
+  /**
+   * Currency digits, gateway name/fee and merchant name change rarely; every event of a busy
+   * replica reading them again cost more than the event itself. A few seconds of staleness only
+   * affects the display fields of events recorded right after an admin change.
+   */
+  private readonly lookups = new TtlCache(LOOKUP_TTL_MS);
 
   constructor(
     private readonly config: AppConfig,
@@ -69,9 +75,11 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
     details: EventDetails = {},
   ): Promise<void> {
     const [currency, gateway, settings] = await Promise.all([
-      this.currencies.findByCode(transaction.currencyCode),
-      this.gateways.findByCode(transaction.pgCode),
-      this.adminConfig.get(),
+      this.lookups.get(`currency:${transaction.currencyCode}`, () =>
+        this.currencies.findByCode(transaction.currencyCode),
+      ),
+      this.lookups.get(`gateway:${transaction.pgCode}`, () => this.gateways.findByCode(transaction.pgCode)),
+      this.lookups.get('settings', () => this.adminConfig.get()),
     ]);
     const sequence = await this.nextSequence(manager, transaction.id);
     const now = new Date();
@@ -138,15 +146,22 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
   }
 
   /**
-   * Bumps the transaction's event counter and reads it back. The UPDATE locks the transaction's
-   * row until commit (MySQL), and SQLite serialises writers, so two events never share a number.
+   * Bumps the transaction's event counter and reads it back in one statement. The UPDATE locks the
+   * transaction's row until commit (MySQL), and SQLite serialises writers, so two events never
+   * share a number.
    */
   private async nextSequence(manager: EntityManager, transactionId: string): Promise<number> {
-    await manager.query(`UPDATE transactions SET event_sequence = event_sequence + 1 WHERE id = ?`, [
-      transactionId,
-    ]);
+    if (manager.connection.options.type === 'mysql') {
+      // LAST_INSERT_ID(expr) hands the new value back in the statement's own result.
+      const result = await manager.query<{ insertId: number | string; affectedRows: number }>(
+        `UPDATE transactions SET event_sequence = LAST_INSERT_ID(event_sequence + 1) WHERE id = ?`,
+        [transactionId],
+      );
+      if (result.affectedRows !== 1) throw new Error(`Transaction ${transactionId} not found for its event`);
+      return Number(result.insertId);
+    }
     const rows = await manager.query<{ event_sequence: number | string }[]>(
-      `SELECT event_sequence FROM transactions WHERE id = ?`,
+      `UPDATE transactions SET event_sequence = event_sequence + 1 WHERE id = ? RETURNING event_sequence`,
       [transactionId],
     );
     if (rows.length === 0) throw new Error(`Transaction ${transactionId} not found for its event`);
@@ -178,6 +193,25 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
       });
     }
     return planned;
+  }
+}
+
+const LOOKUP_TTL_MS = 5000;
+
+/** A small read-through cache with a time limit (per process). */
+class TtlCache {
+  private readonly entries = new Map<string, { value: Promise<unknown>; until: number }>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.value as Promise<T>;
+    const value = load();
+    this.entries.set(key, { value, until: now + this.ttlMs });
+    value.catch(() => this.entries.delete(key));
+    return value;
   }
 }
 
