@@ -90,4 +90,25 @@ describe('deliveries while other requests commit and roll back', () => {
     const [again] = (await settled(t, sessionId)).slice(1);
     assert.equal(again.deliveries[0].attempts, 1);
   });
+
+  it('gives concurrent events of one transaction distinct, consecutive sequence numbers', async () => {
+    const res = await t
+      .http()
+      .post('/b/checkout/v1/pymt-txn/')
+      .set('Authorization', s.apiKey)
+      .send(transactionBody({ amount: '100' }))
+      .expect(201);
+    const sessionId = String((res.body as { session_id: string }).session_id);
+    // ten partial refunds at once, each in its own DB transaction
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        transition(t, sessionId, 'paid', 'refunded', { operation: 'refund', operationAmount: '1' }),
+      ),
+    );
+    const events = await settled(t, sessionId);
+    assert.deepEqual(
+      events.map((e) => e.sequence),
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    );
+  });
 });
