@@ -73,6 +73,32 @@ describe('outbox durability', () => {
     }
   });
 
+  it('finishes a delivery in flight when the app shuts down, and does not send it again', async () => {
+    const db = await createTestDatabase();
+    const hook = await HttpReceiver.start(() => ({ status: 200, delayMs: 600 }));
+    let first: TestApp | null = await startApp({ db, env: FAST_DELIVERY_ENV });
+    let second: TestApp | null = null;
+    try {
+      const s = await seedBasics(first);
+      const sessionId = await createTransaction(first, s, { webhook_url: hook.url });
+      await hook.waitFor(1);
+      await first.close(); // while the receiver is still answering
+      first = null;
+      hook.responder = () => ({ status: 200 });
+      second = await startApp({ db, env: FAST_DELIVERY_ENV });
+      const [event] = await adminEvents(second, sessionId);
+      assert.equal(event.deliveries[0].status, 'delivered');
+      assert.equal(event.deliveries[0].attempts, 1);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(hook.received.length, 1);
+    } finally {
+      await first?.close();
+      await second?.close();
+      await hook.stop();
+      await db.drop();
+    }
+  });
+
   it('takes over a delivery claimed by a worker that died, once its lease runs out', async () => {
     const hook = await HttpReceiver.start();
     const t = await startApp({ env: FAST_DELIVERY_ENV });

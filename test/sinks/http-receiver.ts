@@ -14,7 +14,7 @@ export interface ReceivedRequest {
 export type Responder = (
   request: ReceivedRequest,
   index: number,
-) => { status: number; body?: string } | 'hang';
+) => { status: number; body?: string; delayMs?: number } | 'hang';
 
 /** A real HTTP server on 127.0.0.1 that records what it receives (webhooks, SMS provider). */
 export class HttpReceiver {
@@ -66,8 +66,12 @@ export class HttpReceiver {
           const end = () => res.destroy();
           this.hanging.add(end);
         } else {
-          res.writeHead(answer.status, { 'Content-Type': 'text/plain' });
-          res.end(answer.body ?? 'ok');
+          const reply = () => {
+            res.writeHead(answer.status, { 'Content-Type': 'text/plain' });
+            res.end(answer.body ?? 'ok');
+          };
+          if (answer.delayMs) setTimeout(reply, answer.delayMs);
+          else reply();
         }
         this.waiters = this.waiters.filter((w) => {
           if (this.received.length >= w.count) w.resolve();
