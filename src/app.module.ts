@@ -12,6 +12,7 @@ import { CurrenciesModule } from './currencies/currencies.module';
 import { DatabaseModule } from './database/database.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
+import { PaymentsModule } from './payments/payments.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
 @Module({})
@@ -28,6 +29,7 @@ export class AppModule {
         GatewaysModule,
         AdminConfigModule,
         TransactionsModule,
+        PaymentsModule,
         HealthModule,
         BootstrapModule,
       ],

@@ -8,11 +8,12 @@ import { TransactionValidator } from './transaction-validator';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsRepository } from './transactions.repository';
 import { TransactionsService } from './transactions.service';
+import { TransitionService } from './transition.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Transaction]), CurrenciesModule, GatewaysModule, EventsModule],
   controllers: [TransactionsController],
-  providers: [TransactionsRepository, TransactionValidator, TransactionsService],
-  exports: [TransactionsService],
+  providers: [TransactionsRepository, TransactionValidator, TransactionsService, TransitionService],
+  exports: [TransactionsService, TransitionService],
 })
 export class TransactionsModule {}
