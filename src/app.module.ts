@@ -12,6 +12,7 @@ import { CurrenciesModule } from './currencies/currencies.module';
 import { DatabaseModule } from './database/database.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
+import { OperationsModule } from './operations/operations.module';
 import { PaymentsModule } from './payments/payments.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
@@ -30,6 +31,7 @@ export class AppModule {
         AdminConfigModule,
         TransactionsModule,
         PaymentsModule,
+        OperationsModule,
         HealthModule,
         BootstrapModule,
       ],

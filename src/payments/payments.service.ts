@@ -132,6 +132,11 @@ export class PaymentsService {
     };
   }
 
+  /** The last successful attempt: what capture, void and refund apply to at the gateway. */
+  lastSuccessfulAttempt(tx: Transaction): Promise<PaymentAttempt | null> {
+    return this.attempts.findLastSuccess(tx.id);
+  }
+
   /** Inserts the attempt as in flight: one per transaction at a time, on every replica. */
   private async claim(tx: Transaction): Promise<PaymentAttempt> {
     for (let round = 0; round < 2; round++) {
