@@ -13,7 +13,7 @@ body { margin: 0; padding: 2rem 1rem; }
 h1 { margin: 0.25rem 0 1rem; font-size: 1.5rem; }
 h2 { font-size: 1.05rem; margin: 1.25rem 0 0.5rem; }
 .summary { margin: 0; display: grid; gap: 0.35rem; }
-.summary div { display: flex; justify-content: space-between; gap: 1rem; }
+.summary div { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; }
 .summary dt { color: var(--muted); }
 .summary dd { margin: 0; font-weight: 600; unicode-bidi: plaintext; }
 .summary .amount { font-size: 1.25rem; }

@@ -43,6 +43,7 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
 export const raw = (text: string): SafeHtml => new SafeHtml(text);
 
 export const STYLESHEET_PATH = '/b/checkout/static/checkout.css';
+const FAVICON_PATH = '/b/checkout/static/icons/checkout.svg';
 
 export interface PageFrame {
   language: PageLanguage;
@@ -61,6 +62,7 @@ export function layout(frame: PageFrame): string {
         <meta name="referrer" content="no-referrer" />
         <title>${frame.title} · ${frame.merchantName}</title>
         <link rel="stylesheet" href="${STYLESHEET_PATH}" />
+        <link rel="icon" type="image/svg+xml" href="${FAVICON_PATH}" />
       </head>
       <body>
         <main class="panel" aria-labelledby="page-title">
