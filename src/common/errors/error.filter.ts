@@ -21,7 +21,7 @@ export class ErrorFilter implements ExceptionFilter {
     res.status(status).json(body);
   }
 
-  private describe(
+  protected describe(
     error: unknown,
     req: Request,
   ): { status: number; body: unknown; headers: Record<string, string> } {
