@@ -8,28 +8,18 @@
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
-import { createConnection } from 'mysql2/promise';
-import { createApp } from '../src/app.factory';
-import { ApiKeysService } from '../src/auth/api-keys/api-keys.service';
-import { loadConfig } from '../src/config/app-config';
-import { CurrenciesService } from '../src/currencies/currencies.service';
-import { GatewaysService } from '../src/gateways/gateways.service';
-import { freePort } from '../test/setup/test-app';
+import { transactionBody } from '../test/factories/transaction.factory';
+import { seedBasics } from '../test/setup/fixtures';
+import { ADMIN, freePort, startApp } from '../test/setup/test-app';
+import { createMysqlDatabase, TestDatabase } from '../test/setup/test-database';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PATH = '/b/checkout/v1/pymt-txn/';
-const BODY = JSON.stringify({
-  type: 'e_commerce',
-  amount: '86.000',
-  currency_code: 'KWD',
-  pg_codes: ['sandbox'],
-});
-const ADMIN = { ADMIN_USERNAME: 'bench-admin', ADMIN_PASSWORD: 'bench-admin-password' };
+const BODY = JSON.stringify(transactionBody());
 
 interface Measure {
   perSecond: number;
@@ -53,47 +43,13 @@ function cpuMs(pid: number): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const server = new URL(process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
-  const name = `checkout_bench_${randomBytes(4).toString('hex')}`;
-  const admin = await createConnection({ uri: server.toString() });
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  await admin.end();
-  const url = new URL(server.toString());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = await createConnection({ uri: server.toString() });
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await c.end();
-    },
-  };
-}
-
-/** Migrates and seeds (KWD, the `sandbox` gateway, an API key) through the services; returns the key header. */
-async function seed(databaseUrl: string): Promise<string> {
-  const { app } = await createApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...ADMIN }));
-  await app.init();
+/** Migrates and seeds through the services (KWD/USD/JPY, the `sandbox` gateway, an API key), as the tests do. */
+async function seed(db: TestDatabase): Promise<string> {
+  const seeder = await startApp({ db });
   try {
-    await app.get(CurrenciesService).create('KWD');
-    await app.get(GatewaysService).create({
-      code: 'sandbox',
-      name: 'Sandbox card',
-      pg: 'sandbox',
-      type: 'sandbox',
-      operation: 'purchase',
-      currencies: ['KWD'],
-      feeFixed: '0',
-      feePercent: '0',
-      icon: '',
-      flow: 'redirect',
-      requireCustomerPhone: false,
-      isActive: true,
-    });
-    return `Api-Key ${(await app.get(ApiKeysService).issue('bench')).key}`;
+    return (await seedBasics(seeder)).apiKey;
   } finally {
-    await app.close();
+    await seeder.close();
   }
 }
 
@@ -200,14 +156,17 @@ function printTable(rows: Row[]): void {
 }
 
 async function main(): Promise<void> {
-  const db = await createDatabase();
+  const db = await createMysqlDatabase(
+    process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
+    'checkout_bench',
+  );
   try {
-    const auth = await seed(db.url);
+    const auth = await seed(db);
     const rows: Row[] = [];
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const service = await startProcess(
       'src/main.js',
-      { DATABASE_URL: db.url, LOG_LEVEL: 'info', ...ADMIN },
+      { ...db.env, LOG_LEVEL: 'info', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
       nodeArgs,
     );
     try {
@@ -215,7 +174,7 @@ async function main(): Promise<void> {
     } finally {
       await stopProcess(service.child);
     }
-    const raw = await startProcess('bench/raw-server.js', { DATABASE_URL: db.url });
+    const raw = await startProcess('bench/raw-server.js', db.env);
     try {
       rows.push(await run('raw node:http + mysql2', raw.child.pid!, raw.url, auth));
     } finally {

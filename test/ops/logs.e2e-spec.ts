@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, TestDatabase } from '../setup/test-database';
-import { jsonLines, RunningService, startService } from './service-process';
+import { jsonLines, RunningService, startService, waitUntil } from './service-process';
 
 const ADMIN_PASSWORD = 'ops-admin-Pa55word';
 const API_SECRET = 'S3cretPartOfTheKeyThatMustNeverBeLogged0123';
@@ -48,7 +48,10 @@ describe('structured logs of the running service', () => {
     });
     const generatedId = withBasic.headers.get('x-request-id');
     assert.ok(generatedId);
-    await new Promise((r) => setTimeout(r, 200)); // let the access lines reach stdout
+    await waitUntil(
+      () => service.output.stdout.includes(`"id":"${generatedId}"`),
+      'the access line of the second request',
+    );
 
     const stdout = service.output.stdout;
     const lines = stdout.split('\n').filter((line) => line.trim() !== '');

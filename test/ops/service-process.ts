@@ -108,3 +108,12 @@ export function jsonLines(stdout: string): Record<string, unknown>[] {
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/** Polls until `check()` holds (e.g. a log line reached the pipe), or fails after `timeoutMs`. */
+export async function waitUntil(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
