@@ -5,6 +5,15 @@ import { after, before, describe, it } from 'node:test';
 import { startApp, TestApp } from '../setup/test-app';
 
 /** The committed document at the repository root (this file runs as dist/test/openapi/*.js). */
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  security?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+}
+
 const COMMITTED = resolve(__dirname, '..', '..', '..', 'openapi.json');
 
 describe('OpenAPI document and Swagger UI', () => {
@@ -37,6 +46,31 @@ describe('OpenAPI document and Swagger UI', () => {
     assert.deepEqual(txn.post.security, [{ 'api-key': [] }, { basic: [] }]);
     assert.deepEqual(doc.paths['/b/checkout/v1/pymt-txn/{session_id}'].get.security, []);
     assert.deepEqual(doc.paths['/b/checkout/v1/pymt-txn/{session_id}'].patch.security, [{ 'api-key': [] }]);
+  });
+
+  it('documents every operation: id, summary, tag, a success answer and its error answers', async () => {
+    const doc = (await t.http().get('/docs-json').expect(200)).body as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
+    );
+    assert.ok(operations.length >= 5);
+    for (const { where, op } of operations) {
+      assert.ok(op.operationId, `${where}: operationId`);
+      assert.ok(op.summary, `${where}: summary`);
+      assert.ok(op.tags?.length, `${where}: tags`);
+      const codes = Object.keys(op.responses);
+      assert.ok(
+        codes.some((c) => /^[23]\d\d$/.test(c)),
+        `${where}: a success response`,
+      );
+      if (op.security?.length) {
+        assert.ok(codes.includes('401'), `${where}: 401 for missing or bad credentials`);
+        assert.ok(codes.includes('429'), `${where}: 429 for throttled authentication`);
+      }
+      if (op.requestBody) assert.ok(codes.includes('400'), `${where}: 400 for a body that fails validation`);
+    }
   });
 
   it('carries the field limits of the create body', async () => {
