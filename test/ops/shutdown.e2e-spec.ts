@@ -37,7 +37,14 @@ describe('graceful shutdown', () => {
     const url = new URL('/b/checkout/v1/pymt-txn/', service.url);
     const req = request(url, {
       method: 'POST',
-      headers: { Authorization: apiKey, 'Content-Type': 'application/json', 'Content-Length': body.length },
+      headers: {
+        Authorization: apiKey,
+        'Content-Type': 'application/json',
+        'Content-Length': body.length,
+        // The server answers "100 Continue" once it has read the headers: proof that the request
+        // reached the service (not just the kernel's accept queue) before the SIGTERM.
+        Expect: '100-continue',
+      },
     });
     const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
       req.on('response', (res) => {
@@ -47,8 +54,10 @@ describe('graceful shutdown', () => {
       });
       req.on('error', reject);
     });
+    req.flushHeaders();
+    await new Promise((resolve) => req.once('continue', resolve));
     req.write(body.subarray(0, half)); // the request is now in flight: headers and half the body sent
-    await sleep(300);
+    await sleep(200);
 
     service.child.kill('SIGTERM');
     await sleep(500);
