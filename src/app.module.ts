@@ -4,6 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AdminModule } from './admin/admin.module';
 import { AdminConfigModule } from './admin-config/admin-config.module';
 import { AuthModule } from './auth/auth.module';
+import { CheckoutModule } from './checkout/checkout.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { ErrorFilter } from './common/errors/error.filter';
 import { createValidationPipe } from './common/validation/validation.pipe';
@@ -13,6 +14,8 @@ import { CurrenciesModule } from './currencies/currencies.module';
 import { DatabaseModule } from './database/database.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
+import { OperationsModule } from './operations/operations.module';
+import { PaymentsModule } from './payments/payments.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
 @Module({})
@@ -29,6 +32,9 @@ export class AppModule {
         GatewaysModule,
         AdminConfigModule,
         TransactionsModule,
+        PaymentsModule,
+        OperationsModule,
+        CheckoutModule,
         HealthModule,
         AdminModule,
         BootstrapModule,

@@ -11,6 +11,7 @@ import { TransactionValidator } from './transaction-validator';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsRepository } from './transactions.repository';
 import { TransactionsService } from './transactions.service';
+import { TransitionService } from './transition.service';
 
 @Module({
   imports: [
@@ -22,7 +23,13 @@ import { TransactionsService } from './transactions.service';
     ShortLinksModule,
   ],
   controllers: [TransactionsController],
-  providers: [TransactionsRepository, TransactionValidator, TransactionsService, TransactionAttachments],
-  exports: [TransactionsService],
+  providers: [
+    TransactionsRepository,
+    TransactionValidator,
+    TransactionsService,
+    TransactionAttachments,
+    TransitionService,
+  ],
+  exports: [TransactionsService, TransitionService],
 })
 export class TransactionsModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Not, Repository } from 'typeorm';
+import { dateParam } from '../database/db-values';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { insertedId } from '../database/db-values';
 import { Transaction } from './transaction.entity';
@@ -29,6 +30,10 @@ export class TransactionsRepository {
 
   findBySessionId(sessionId: string, manager?: EntityManager): Promise<Transaction | null> {
     return this.of(manager).findOne({ where: { sessionId } });
+  }
+
+  findById(id: string, manager?: EntityManager): Promise<Transaction | null> {
+    return this.of(manager).findOne({ where: { id } });
   }
 
   findByOrderNo(orderNo: string, manager?: EntityManager): Promise<Transaction[]> {
@@ -74,6 +79,29 @@ export class TransactionsRepository {
       } as QueryDeepPartialEntity<Transaction>)
       .where({ id, version, state: In([...states]) })
       .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
+  /**
+   * The state machine's conditional write (see TransitionService): changes the row only while it
+   * is in one of `guard.from` (and, when given, still at `guard.version`, and with its deadline at
+   * or before `guard.dueBy`); bumps the version. False when the guard did not hold.
+   */
+  async transitionIf(
+    id: string,
+    guard: { from: readonly TransactionState[]; version?: number; dueBy?: Date },
+    changes: Partial<Transaction>,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const query = this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ ...changes, version: () => 'version + 1' } as QueryDeepPartialEntity<Transaction>)
+      .where('id = :id', { id })
+      .andWhere('state IN (:...from)', { from: [...guard.from] });
+    if (guard.version !== undefined) query.andWhere('version = :version', { version: guard.version });
+    if (guard.dueBy) query.andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) });
+    const result = await query.execute();
     return (result.affected ?? 0) === 1;
   }
 }

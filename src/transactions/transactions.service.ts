@@ -166,7 +166,11 @@ export class TransactionsService {
   }
 
   async retrieve(sessionId: string): Promise<TransactionView> {
-    const tx = await this.get(sessionId);
+    return this.represent(await this.get(sessionId));
+  }
+
+  /** The representation (and ETag) of a row the caller already holds. */
+  async represent(tx: Transaction): Promise<TransactionView> {
     const [gateway, currency] = await Promise.all([
       this.gateways.findByCode(tx.pgCode),
       this.currencies.findByCode(tx.currencyCode),
@@ -184,8 +188,17 @@ export class TransactionsService {
     return this.transactions.usesCurrency(currencyCode);
   }
 
-  private async get(sessionId: string): Promise<Transaction> {
+  /** The transaction of a session id; NotFound (404) when unknown or malformed. */
+  async get(sessionId: string): Promise<Transaction> {
     const tx = /^[0-9a-f]{40}$/.test(sessionId) ? await this.transactions.findBySessionId(sessionId) : null;
+    if (!tx) throw new NotFound();
+    return tx;
+  }
+
+  /** The live (else the most recent) transaction with this order_no; NotFound when none. */
+  async getByOrderNo(orderNo: string): Promise<Transaction> {
+    const found = await this.transactions.findByOrderNo(orderNo);
+    const tx = found.find((t) => t.liveOrderNo === orderNo) ?? found[0];
     if (!tx) throw new NotFound();
     return tx;
   }

@@ -1,0 +1,66 @@
+import { Body, Controller, Headers, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
+import type { Principal } from '../auth/principal';
+import { OperationFailedDto, OperationRequestDto, OperationResponseDto } from './dto/operation-request.dto';
+import { OperationErrorFilter } from './operation-error.filter';
+import { OperationsService } from './operations.service';
+
+@ApiTags('Operations')
+@Controller('b/pbl/v2/operation')
+@UseFilters(OperationErrorFilter)
+export class OperationsController {
+  constructor(private readonly operations: OperationsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Authenticated('api-key', 'basic')
+  @ApiOperation({
+    summary: 'Capture, void, refund, cancel or expire a transaction',
+    operationId: 'runOperation',
+  })
+  @ApiHeader({
+    name: 'Tracking-Key',
+    required: false,
+    description: 'A repeat with the same key (same credential, same body) returns the first result',
+  })
+  @ApiBody({ type: OperationRequestDto })
+  @ApiOkResponse({ type: OperationResponseDto })
+  @ApiBadRequestResponse({ type: OperationFailedDto, description: 'Refused: state, amount or input' })
+  @ApiForbiddenResponse({
+    type: OperationFailedDto,
+    description: "The user may not use the transaction's gateway",
+  })
+  @ApiNotFoundResponse({ type: OperationFailedDto })
+  @ApiConflictResponse({
+    type: OperationFailedDto,
+    description: 'The first request with this Tracking-Key still runs',
+  })
+  @ApiUnprocessableEntityResponse({
+    type: OperationFailedDto,
+    description: 'Tracking-Key reused with another body',
+  })
+  async run(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: object,
+    @Headers('tracking-key') trackingKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, unknown>> {
+    const answer = await this.operations.run(principal, body, trackingKey);
+    res.status(answer.status);
+    if (answer.replayed) res.setHeader('Tracking-Key-Replayed', 'true');
+    return answer.body;
+  }
+}

@@ -1,0 +1,325 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { principalScope, mayUseGateway, type Principal } from '../auth/principal';
+import { DomainError } from '../common/errors/domain-errors';
+import { amountProblem, formatAmount, Money, significantDecimals } from '../common/money/money';
+import { CurrenciesService } from '../currencies/currencies.service';
+import { GatewaysService } from '../gateways/gateways.service';
+import type { FollowUpOperation } from '../payments/adapters/gateway-adapter';
+import { GatewayAdapters } from '../payments/adapters/gateway-adapters';
+import { PaymentsService } from '../payments/payments.service';
+import { nextState, type Trigger } from '../transactions/state-machine';
+import type { Transaction } from '../transactions/transaction.entity';
+import { TransactionsService } from '../transactions/transactions.service';
+import { TransitionService, type AmountChanges } from '../transactions/transition.service';
+import { OperationResultsRepository } from './operation-results.repository';
+
+export const OPERATIONS = ['capture', 'void', 'refund', 'cancel', 'expire'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+const MAX_TRACKING_KEY = 255;
+/** Read-modify-write rounds before giving up under contention (partial refunds). */
+const ROUNDS = 10;
+
+const DONE: Record<Operation, string> = {
+  capture: 'The transaction has been captured.',
+  void: 'The authorization has been voided.',
+  refund: 'The amount has been refunded.',
+  cancel: 'The transaction has been canceled.',
+  expire: 'The transaction has been expired.',
+};
+
+/** An operation's answer: status code and SPEC §10 body. */
+export interface OperationAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  /** True when a Tracking-Key repeat returned the first result. */
+  replayed?: boolean;
+}
+
+/** A refused operation: SPEC §10's `{"detail", "operation", "result": "failed"}` (400 unless said). */
+export class OperationRefused extends DomainError {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The operations API (SPEC §10): capture, void, refund, cancel and expire, through the state
+ * machine. Amounts use decimal math against what is left. A `Tracking-Key` makes a repeat answer
+ * the first result.
+ */
+@Injectable()
+export class OperationsService {
+  private readonly logger = new Logger(OperationsService.name);
+
+  constructor(
+    private readonly transactions: TransactionsService,
+    private readonly transitions: TransitionService,
+    private readonly currencies: CurrenciesService,
+    private readonly gateways: GatewaysService,
+    private readonly adapters: GatewayAdapters,
+    private readonly payments: PaymentsService,
+    private readonly results: OperationResultsRepository,
+  ) {}
+
+  async run(principal: Principal, body: unknown, trackingKey?: string): Promise<OperationAnswer> {
+    const input = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<
+      string,
+      unknown
+    >;
+    const operationName = typeof input.operation === 'string' ? input.operation : null;
+    if (trackingKey === undefined) return this.answer(operationName, () => this.execute(principal, input));
+
+    if (trackingKey.length === 0 || trackingKey.length > MAX_TRACKING_KEY) {
+      return refusedAnswer(
+        operationName,
+        new OperationRefused(`Tracking-Key must be 1 to ${MAX_TRACKING_KEY} characters.`),
+      );
+    }
+    const hash = createHash('sha256').update(stableJson(input)).digest('hex');
+    const claim = await this.results.claim(principalScope(principal), trackingKey, hash);
+    if (claim.kind === 'running') {
+      return refusedAnswer(
+        operationName,
+        new OperationRefused('An operation with this Tracking-Key is still running.', 409),
+      );
+    }
+    if (claim.kind === 'done') {
+      if (claim.row.requestHash !== hash) {
+        return refusedAnswer(
+          operationName,
+          new OperationRefused('This Tracking-Key was already used with another request.', 422),
+        );
+      }
+      return { status: claim.row.statusCode!, body: claim.row.body ?? {}, replayed: true };
+    }
+    let answer: OperationAnswer;
+    try {
+      answer = await this.answer(operationName, () => this.execute(principal, input));
+    } catch (error) {
+      await this.results.release(claim.id);
+      throw error;
+    }
+    await this.results.complete(claim.id, answer.status, answer.body);
+    return answer;
+  }
+
+  /** Runs the operation; a domain error becomes the operation's failed answer. */
+  private async answer(
+    operation: string | null,
+    run: () => Promise<Record<string, unknown>>,
+  ): Promise<OperationAnswer> {
+    try {
+      return { status: 200, body: await run() };
+    } catch (error) {
+      if (error instanceof DomainError) return refusedAnswer(operation, error);
+      throw error;
+    }
+  }
+
+  private async execute(
+    principal: Principal,
+    input: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const operation = parseOperation(input.operation);
+    const tx = await this.find(input);
+    if (!mayUseGateway(principal, tx.pgCode)) {
+      throw new OperationRefused(`You do not have permission to use gateway code "${tx.pgCode}".`, 403);
+    }
+    const currency = await this.currencies.findByCode(tx.currencyCode);
+    const digits = currency?.digits ?? 2;
+    const requested =
+      operation === 'capture' || operation === 'refund' ? parseAmount(input.amount, digits, tx) : null;
+
+    for (let round = 1; ; round++) {
+      const current = round === 1 ? tx : await this.transactions.get(tx.sessionId);
+      const plan = planOperation(operation, current, requested, digits);
+      if (plan.followUp) await this.followUp(current, plan.followUp, plan.amount);
+      const outcome = await this.transitions.apply(current, {
+        trigger: plan.trigger,
+        version: plan.versionGuard ? current.version : undefined,
+        amounts: plan.amounts,
+        details: {
+          operation,
+          operationAmount: formatAmount(plan.amount, digits),
+          result: 'success',
+          referenceNumber: plan.followUp ? await this.lastReference(current) : undefined,
+        },
+      });
+      if (outcome.applied) {
+        return {
+          detail: DONE[operation],
+          operation,
+          result: 'success',
+          session_id: outcome.transaction.sessionId,
+          order_no: outcome.transaction.orderNo,
+          amount: formatAmount(plan.amount, digits),
+          state: outcome.transaction.state,
+        };
+      }
+      // Refused by the table, or another change won: decide again on the row as it is now.
+      if (!outcome.transaction) throw new OperationRefused('Not found.', 404);
+      if (round >= ROUNDS) {
+        throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
+      }
+    }
+  }
+
+  private async find(input: Record<string, unknown>): Promise<Transaction> {
+    try {
+      if (typeof input.session_id === 'string' && input.session_id !== '') {
+        return await this.transactions.get(input.session_id);
+      }
+      if (typeof input.order_no === 'string' && input.order_no !== '') {
+        return await this.transactions.getByOrderNo(input.order_no);
+      }
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 404) throw new OperationRefused('Not found.', 404);
+      throw error;
+    }
+    throw new OperationRefused('Send "session_id" or "order_no" to name the transaction.');
+  }
+
+  /** Capture, void and refund also go to the gateway (the sandbox always agrees). */
+  private async followUp(tx: Transaction, operation: FollowUpOperation, amount: string): Promise<void> {
+    const gateway = await this.gateways.findByCode(tx.pgCode);
+    const adapter = gateway ? this.adapters.for(gateway) : null;
+    if (!gateway || !adapter) throw new OperationRefused(`Gateway "${tx.pgCode}" cannot ${operation} here.`);
+    const outcome = await adapter.followUp({
+      gateway,
+      operation,
+      referenceNumber: (await this.lastReference(tx)) ?? '',
+      amount,
+      currencyCode: tx.currencyCode,
+    });
+    if (outcome.result !== 'success') {
+      this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway refused an operation');
+      throw new OperationRefused(outcome.message ?? `The gateway refused the ${operation}.`);
+    }
+  }
+
+  private async lastReference(tx: Transaction): Promise<string | undefined> {
+    return (await this.payments.lastSuccessfulAttempt(tx))?.referenceNumber;
+  }
+}
+
+interface Plan {
+  trigger: Trigger;
+  amount: string;
+  amounts?: AmountChanges;
+  versionGuard: boolean;
+  followUp?: FollowUpOperation;
+}
+
+/**
+ * What an operation does to the transaction as it is now, or why it is refused (SPEC §5/§10).
+ * `requested` is the amount sent (capture, refund), null for "the rest".
+ */
+export function planOperation(
+  operation: Operation,
+  tx: Transaction,
+  requested: string | null,
+  digits: number,
+): Plan {
+  const refuse = () => new OperationRefused(`Cannot ${operation} a transaction in state "${tx.state}".`);
+  switch (operation) {
+    case 'cancel':
+    case 'expire': {
+      const trigger: Trigger = operation === 'cancel' ? 'cancel' : 'expire';
+      if (!nextState(tx.state, trigger)) throw refuse();
+      return { trigger, amount: tx.amount, versionGuard: false };
+    }
+    case 'void':
+      if (!nextState(tx.state, 'void')) throw refuse();
+      return {
+        trigger: 'void',
+        amount: tx.amount,
+        amounts: { voidedAmount: tx.amount },
+        versionGuard: false,
+        followUp: 'void',
+      };
+    case 'capture': {
+      if (!nextState(tx.state, 'capture')) throw refuse();
+      const amount = requested ?? tx.amount;
+      if (new Money(amount).gt(tx.amount)) {
+        throw new OperationRefused(
+          `The amount exceeds the authorized amount (${formatAmount(tx.amount, digits)}).`,
+        );
+      }
+      return {
+        trigger: 'capture',
+        amount,
+        amounts: { capturedAmount: new Money(amount).toFixed() },
+        versionGuard: false,
+        followUp: 'capture',
+      };
+    }
+    case 'refund': {
+      if (!nextState(tx.state, 'refund_full')) throw refuse();
+      const base = new Money(tx.state === 'captured' ? tx.capturedAmount : tx.paidAmount);
+      const rest = base.minus(tx.refundedAmount);
+      if (rest.lte(0)) throw new OperationRefused('Nothing is left to refund.');
+      const amount = requested === null ? rest : new Money(requested);
+      if (amount.gt(rest)) {
+        throw new OperationRefused(
+          `The amount exceeds what is left to refund (${formatAmount(rest, digits)}).`,
+        );
+      }
+      const refunded = new Money(tx.refundedAmount).plus(amount);
+      return {
+        trigger: refunded.eq(base) ? 'refund_full' : 'refund_partial',
+        amount: amount.toFixed(),
+        amounts: { refundedAmount: refunded.toFixed() },
+        versionGuard: true,
+        followUp: 'refund',
+      };
+    }
+  }
+}
+
+function parseOperation(value: unknown): Operation {
+  if (typeof value === 'string' && (OPERATIONS as readonly string[]).includes(value))
+    return value as Operation;
+  throw new OperationRefused(`"operation" must be one of: ${OPERATIONS.join(', ')}.`);
+}
+
+/** A sent amount (decimal text; JSON numbers arrive as text), or null when omitted ("the rest"). */
+function parseAmount(value: unknown, digits: number, tx: Transaction): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string') throw new OperationRefused('"amount" must be a decimal string.');
+  switch (amountProblem(text)) {
+    case null:
+      break;
+    case 'not_positive':
+      throw new OperationRefused('"amount" must be greater than 0.');
+    default:
+      throw new OperationRefused('"amount" must be a decimal string.');
+  }
+  if (significantDecimals(text) > digits) {
+    throw new OperationRefused(
+      `Ensure that there are no more than ${digits} decimal places for ${tx.currencyCode}.`,
+    );
+  }
+  return new Money(text).toFixed();
+}
+
+function refusedAnswer(operation: string | null, error: DomainError): OperationAnswer {
+  const body = error.body() as Record<string, unknown>;
+  const detail = typeof body.detail === 'string' ? body.detail : error.message;
+  return { status: error.status, body: { detail, operation, result: 'failed' } };
+}
+
+/** JSON with sorted keys: the same request hashes the same whatever its key order. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

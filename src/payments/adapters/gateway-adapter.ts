@@ -1,0 +1,56 @@
+import type { Gateway, GatewayOperation } from '../../gateways/gateway.entity';
+
+/**
+ * The seam where payment gateways plug in. The sandbox adapter is the only one today; a real
+ * gateway (KNET, Stripe, ...) is one more class implementing this interface, registered in
+ * `PaymentsModule` under the `pg` values it serves.
+ */
+
+export interface PayInput {
+  gateway: Gateway;
+  /** Our reference number for this attempt (also sent to the gateway). */
+  referenceNumber: string;
+  /** The stored amount (decimal text): never anything the browser sent. */
+  amount: string;
+  currencyCode: string;
+  /** `purchase` charges; `authorize` only holds the amount until a capture or a void. */
+  operation: GatewayOperation;
+  /** The card number, digits only. Used for this call only: never stored, never logged. */
+  card: string;
+}
+
+export interface AttemptOutcome {
+  result: 'success' | 'declined' | 'error';
+  /** The gateway's response code, stored with the attempt. */
+  responseCode: string;
+}
+
+export type FollowUpOperation = 'capture' | 'void' | 'refund';
+
+export interface FollowUpInput {
+  gateway: Gateway;
+  operation: FollowUpOperation;
+  /** The reference number of the successful attempt the operation applies to. */
+  referenceNumber: string;
+  amount: string;
+  currencyCode: string;
+}
+
+export interface FollowUpOutcome {
+  result: 'success' | 'failed';
+  /** A message for the operations API's `detail` when the gateway refuses. */
+  message?: string;
+}
+
+export interface GatewayAdapter {
+  /** A name for logs. */
+  readonly name: string;
+  /** The gateway settings this adapter serves. */
+  serves(gateway: Gateway): boolean;
+  pay(input: PayInput): Promise<AttemptOutcome>;
+  /** Capture, void or refund an earlier successful attempt. */
+  followUp(input: FollowUpInput): Promise<FollowUpOutcome>;
+}
+
+/** Injection token of the list of adapters. */
+export const GATEWAY_ADAPTERS = Symbol('GATEWAY_ADAPTERS');

@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { GatewaysModule } from '../gateways/gateways.module';
+import { TransactionsModule } from '../transactions/transactions.module';
+import { GATEWAY_ADAPTERS, type GatewayAdapter } from './adapters/gateway-adapter';
+import { GatewayAdapters } from './adapters/gateway-adapters';
+import { SandboxGatewayAdapter } from './adapters/sandbox-gateway.adapter';
+import { PaymentAttempt } from './payment-attempt.entity';
+import { PaymentAttemptsRepository } from './payment-attempts.repository';
+import { PaymentsService } from './payments.service';
+import { TestHelpersController } from './test-helpers.controller';
+
+/**
+ * Payment attempts and the gateway adapters (SPEC §9). A real gateway adapter is one more provider
+ * added to the GATEWAY_ADAPTERS list below, beside the sandbox one.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([PaymentAttempt]), TransactionsModule, GatewaysModule],
+  controllers: [TestHelpersController],
+  providers: [
+    SandboxGatewayAdapter,
+    {
+      provide: GATEWAY_ADAPTERS,
+      useFactory: (...adapters: GatewayAdapter[]): GatewayAdapter[] => adapters,
+      inject: [SandboxGatewayAdapter],
+    },
+    GatewayAdapters,
+    PaymentAttemptsRepository,
+    PaymentsService,
+  ],
+  exports: [PaymentsService, GatewayAdapters],
+})
+export class PaymentsModule {}

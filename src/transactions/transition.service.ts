@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { EventDetails, EventName } from '../events/event-types';
+import { OutboxService } from '../events/outbox.service';
+import { eventFor, releasesOrderNo, ruleFor, type Trigger } from './state-machine';
+import type { Transaction } from './transaction.entity';
+import type { TransactionState } from './transaction-state';
+import { TransactionsRepository } from './transactions.repository';
+
+/** Money columns a transition may set (decimal strings). */
+export type AmountChanges = Partial<
+  Pick<Transaction, 'paidAmount' | 'capturedAmount' | 'refundedAmount' | 'voidedAmount'>
+>;
+
+export interface TransitionInput {
+  trigger: Trigger;
+  /** Narrows the table's from-states for this call (never widens them). */
+  from?: readonly TransactionState[];
+  /** Only while the row still has this version (read-modify-write of amounts). */
+  version?: number;
+  /** Only when the deadline (`expires_at`) is at or before this instant (expiry). */
+  dueBy?: Date;
+  amounts?: AmountChanges;
+  /** What the event carries beside the transaction (operation, amount, reference number...). */
+  details?: EventDetails;
+  /** More writes in the same DB transaction, run only when the change was won. */
+  alsoWrite?: (manager: EntityManager, updated: Transaction) => Promise<void>;
+  now?: Date;
+}
+
+export type TransitionOutcome =
+  | { applied: true; transaction: Transaction; from: TransactionState; event: EventName }
+  /** Refused by the table or lost to a concurrent change: `transaction` is the row as it is now. */
+  | { applied: false; transaction: Transaction | null };
+
+/**
+ * The one place that changes a transaction's state (SPEC §5). Each change is a conditional UPDATE
+ * (`… WHERE id = ? AND state IN (allowed) [AND version = ?] [AND expires_at <= ?]`, row count
+ * checked) plus its event, in one DB transaction: two concurrent attempts cannot both win, and a
+ * change never overwrites a newer state.
+ */
+@Injectable()
+export class TransitionService {
+  constructor(
+    private readonly transactions: TransactionsRepository,
+    private readonly outbox: OutboxService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * Applies `input.trigger` to a transaction (a row just read, or a session id). Returns the updated
+   * row, or `applied: false` with the current row when the table refuses it or another change won.
+   */
+  async apply(target: Transaction | string, input: TransitionInput): Promise<TransitionOutcome> {
+    const tx = typeof target === 'string' ? await this.transactions.findBySessionId(target) : target;
+    if (!tx) return { applied: false, transaction: null };
+    const rule = ruleFor(input.trigger);
+    const from = input.from ? rule.from.filter((s) => input.from!.includes(s)) : rule.from;
+    let to: TransactionState;
+    if (rule.to === 'same') {
+      // The state stays: only a version-guarded read-modify-write knows which state that is.
+      if (input.version === undefined) throw new Error(`Trigger "${input.trigger}" needs a version guard`);
+      if (!from.includes(tx.state)) return { applied: false, transaction: tx };
+      to = tx.state;
+    } else {
+      to = rule.to;
+    }
+    const now = input.now ?? new Date();
+    const changes: Partial<Transaction> = { state: to, updatedAt: now, ...input.amounts };
+    if (releasesOrderNo(to)) changes.liveOrderNo = null;
+    const event = eventFor(input.trigger, to);
+    const guardFrom = rule.to === 'same' ? [to] : from;
+
+    const updated = await this.dataSource.transaction(async (manager) => {
+      const won = await this.transactions.transitionIf(
+        tx.id,
+        { from: guardFrom, version: input.version, dueBy: input.dueBy },
+        changes,
+        manager,
+      );
+      if (!won) return null;
+      const row = (await this.transactions.findById(tx.id, manager))!;
+      if (input.alsoWrite) await input.alsoWrite(manager, row);
+      await this.outbox.record(manager, row, event, input.details ?? {});
+      return { row, previous: tx.state };
+    });
+    if (updated) {
+      // `from` as this caller saw it: exact unless the row moved between its read and our write.
+      return { applied: true, transaction: updated.row, from: updated.previous, event };
+    }
+    return { applied: false, transaction: await this.transactions.findById(tx.id) };
+  }
+
+  /**
+   * Expires a payable transaction whose deadline has passed (SPEC §7): used by the expiry job and
+   * by pay attempts. Refused (no write) when it is not payable or not yet due.
+   */
+  expireIfDue(
+    target: Transaction | string,
+    now: Date = new Date(),
+    details: EventDetails = {},
+  ): Promise<TransitionOutcome> {
+    return this.apply(target, { trigger: 'expire', dueBy: now, now, details });
+  }
+}
