@@ -43,3 +43,14 @@ export function insertedId(result: { raw: unknown; identifiers: Record<string, u
   }
   return String(id);
 }
+
+/**
+ * True when the database gave up on a lock: MySQL/MariaDB deadlock (1213) or lock wait timeout
+ * (1205), SQLite busy. Racing writers of the same rows hit these; the loser may retry or yield.
+ */
+export function isLockConflict(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };
+  const errno = e?.driverError?.errno ?? e?.errno;
+  const code = e?.driverError?.code ?? e?.code;
+  return errno === 1213 || errno === 1205 || code === 'SQLITE_BUSY';
+}

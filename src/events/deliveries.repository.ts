@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, In } from 'typeorm';
-import { dateParam, insertedId } from '../database/db-values';
+import { dateParam, insertedId, isLockConflict } from '../database/db-values';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { Delivery, DeliveryStatus } from './delivery.entity';
 import type { DeliveryOutcome } from './delivery-outcome';
@@ -180,14 +180,6 @@ export class DeliveriesRepository {
       .execute();
     return insertedId(inserted);
   }
-}
-
-/** MySQL deadlock (1213) or lock wait timeout (1205), SQLite busy. */
-export function isLockConflict(error: unknown): boolean {
-  const e = error as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };
-  const errno = e?.driverError?.errno ?? e?.errno;
-  const code = e?.driverError?.code ?? e?.code;
-  return errno === 1213 || errno === 1205 || code === 'SQLITE_BUSY';
 }
 
 async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 5): Promise<T> {

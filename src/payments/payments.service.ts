@@ -7,7 +7,7 @@ import {
   PermissionDenied,
   StateConflict,
 } from '../common/errors/domain-errors';
-import { isUniqueViolation } from '../database/db-values';
+import { isLockConflict, isUniqueViolation } from '../database/db-values';
 import type { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Trigger } from '../transactions/state-machine';
@@ -159,6 +159,10 @@ export class PaymentsService {
         await this.attempts.insert(attempt);
         return attempt;
       } catch (error) {
+        // Several claimants inserting the same in-flight key at once: InnoDB may pick one of the
+        // losers as a deadlock victim instead of reporting the duplicate. Either way another
+        // attempt holds the transaction.
+        if (isLockConflict(error)) break;
         if (!isUniqueViolation(error)) throw error;
         if (round > 0) break;
         const freed = await this.attempts.abandonStale(tx.id, new Date(Date.now() - STALE_ATTEMPT_MS));
