@@ -28,8 +28,9 @@ describe('Idempotency-Key on create and update (SPEC §11)', () => {
   });
   after(() => t.close());
 
-  const transactions = () => t.app.get(DataSource).getRepository(Transaction).count();
-  const keyRows = () => t.app.get(DataSource).getRepository(IdempotencyKey);
+  const db = () => t.app.get(DataSource);
+  const transactions = () => db().getRepository(Transaction).count();
+  const keyRows = () => db().getRepository(IdempotencyKey);
   const create = (key: string | null, body: object = transactionBody(), auth = s.apiKey) => {
     const req = t.http().post(TXN_PATH).set('Authorization', auth);
     if (key !== null) void req.set('Idempotency-Key', key);
@@ -172,6 +173,22 @@ describe('Idempotency-Key on create and update (SPEC §11)', () => {
       assert.equal(await keyRows().countBy({ key }), 0);
     });
 
+    it('does not keep a server failure (5xx): the retry runs once the fault is gone', async () => {
+      const key = newKey();
+      await db().query('ALTER TABLE transactions RENAME TO transactions_away');
+      let failed;
+      try {
+        failed = await create(key);
+      } finally {
+        await db().query('ALTER TABLE transactions_away RENAME TO transactions');
+      }
+      assert.equal(failed.status, 500);
+      assert.deepEqual(failed.body, { detail: 'Internal server error.' });
+      assert.equal(await keyRows().countBy({ key }), 0);
+      const retry = await create(key).expect(201);
+      assert.equal(retry.headers['idempotent-replayed'], undefined);
+    });
+
     it('fingerprints a multipart upload by its file: the same file replays, another file or name is another body', async () => {
       const key = newKey();
       const post = () =>
@@ -208,12 +225,12 @@ describe('Idempotency-Key on create and update (SPEC §11)', () => {
       const { session_id: id } = await createOne();
       const key = newKey();
       const first = await update(id, key, { customer_first_name: 'Ada' }).expect(200);
-      const row = await t.app.get(DataSource).getRepository(Transaction).findOneByOrFail({ sessionId: id });
+      const row = await db().getRepository(Transaction).findOneByOrFail({ sessionId: id });
       const again = await update(id, key, { customer_first_name: 'Ada' }).expect(200);
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.equal(again.text, first.text);
       assert.equal(again.headers.etag, first.headers.etag);
-      const after = await t.app.get(DataSource).getRepository(Transaction).findOneByOrFail({ sessionId: id });
+      const after = await db().getRepository(Transaction).findOneByOrFail({ sessionId: id });
       assert.equal(after.version, row.version);
       assert.equal(after.updatedAt.getTime(), row.updatedAt.getTime());
     });
