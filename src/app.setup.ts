@@ -26,6 +26,8 @@ export function configureApp(app: NestExpressApplication, logger: Logger): NestE
     yamlDocumentUrl: 'docs-yaml',
     customSiteTitle: 'Checkout API',
   });
-  app.enableShutdownHooks();
+  // SIGTERM/SIGINT: stop accepting, finish in-flight requests (Node's server.close waits for them),
+  // run the modules' shutdown hooks (jobs stop, the database closes last), then exit 0.
+  app.enableShutdownHooks(undefined, { useProcessExit: true });
   return app;
 }

@@ -31,11 +31,15 @@ export const Authenticated = (...schemes: AuthScheme[]): MethodDecorator & Class
     ...schemes.map((s) => (s === 'api-key' ? ApiSecurity(API_KEY_SECURITY) : ApiBasicAuth(BASIC_SECURITY))),
     ApiUnauthorizedResponse({
       type: DetailDto,
-      description: 'No or bad credentials (with `WWW-Authenticate`)',
+      description: 'No or bad credentials, or a revoked or expired key',
+      headers: {
+        'WWW-Authenticate': { description: 'The schemes this route accepts', schema: { type: 'string' } },
+      },
     }),
     ApiTooManyRequestsResponse({
       type: DetailDto,
-      description: 'Too many failed authentications (with `Retry-After`)',
+      description: 'Too many failed authentications',
+      headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
     }),
   );
 

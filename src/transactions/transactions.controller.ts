@@ -37,7 +37,6 @@ const SESSION_ID = {
 
 @ApiTags('Payment transactions')
 @Controller('b/checkout/v1/pymt-txn')
-@ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA, description: 'Validation failed: field → messages' })
 export class TransactionsController {
   constructor(private readonly transactions: TransactionsService) {}
 
@@ -50,6 +49,7 @@ export class TransactionsController {
   @ApiConsumes(...MEDIA_TYPES)
   @ApiBody({ type: CreateTransactionDto })
   @ApiCreatedResponse({ type: TransactionDto })
+  @ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA, description: 'Validation failed: field → messages' })
   @ApiForbiddenResponse({ type: DetailDto, description: 'The user may not use the gateway code' })
   @ApiPayloadTooLargeResponse({ type: DetailDto })
   @ApiUnsupportedMediaTypeResponse({ type: DetailDto })
@@ -77,6 +77,7 @@ export class TransactionsController {
   @ApiConsumes(...MEDIA_TYPES)
   @ApiBody({ type: UpdateTransactionDto })
   @ApiOkResponse({ type: TransactionDto })
+  @ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA, description: 'Validation failed: field → messages' })
   @ApiNotFoundResponse({ type: DetailDto })
   @ApiConflictResponse({ type: DetailDto, description: 'The state no longer allows updates' })
   @ApiPreconditionFailedResponse({ type: DetailDto })

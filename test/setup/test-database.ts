@@ -26,8 +26,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const serverUrl = new URL(process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test');
-  const name = `checkout_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  return createMysqlDatabase(process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test');
+}
+
+/** A new, empty schema on the MySQL server at `serverUrl` (also used by `npm run bench`). */
+export async function createMysqlDatabase(server: string, namePrefix = 'checkout_t'): Promise<TestDatabase> {
+  const serverUrl = new URL(server);
+  const name = `${namePrefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = await createConnection({ uri: serverUrl.toString() });
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
   await admin.end();

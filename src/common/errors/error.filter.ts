@@ -50,6 +50,8 @@ function detailFor(status: number, error: HttpException): string {
       return `Method "${'method' in error ? String(error.method) : ''}" not allowed.`;
     case 413:
       return 'Request body is too large.';
+    case 503:
+      return 'Service unavailable.';
     default: {
       const response = error.getResponse();
       if (typeof response === 'string') return response;

@@ -25,12 +25,15 @@ export function createLogger(level: string): Logger {
   });
 }
 
+/** Nest's start-up chatter (one line per module and route): useful when debugging, noise otherwise. */
+const FRAMEWORK_DEBUG_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
 /** Nest's logger interface over pino, so framework messages are JSON lines too. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(context && FRAMEWORK_DEBUG_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, ...rest: unknown[]): void {
     const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;

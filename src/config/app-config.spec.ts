@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from './app-config';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('loadConfig', () => {
+  it('defaults to port 3000 on the embedded SQLite file under data/', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.publicBaseUrl, 'http://localhost:3000');
+    assert.deepEqual(config.database, { type: 'sqlite', path: 'data/checkout.sqlite' });
+    assert.equal(config.expirySweepSeconds, 30);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.webhookAllowPrivate, false);
+  });
+
+  it('accepts port 65535 and refuses 65536, naming the variable', () => {
+    assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
+    assert.match(problemsOf({ PORT: '65536' }).join(), /^PORT="65536"/);
+  });
+
+  it('reads booleans explicitly: "false" is false, "maybe" is refused', () => {
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate, false);
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate, true);
+    assert.match(problemsOf({ WEBHOOK_ALLOW_PRIVATE: 'maybe' }).join(), /^WEBHOOK_ALLOW_PRIVATE=/);
+  });
+
+  it('takes a mysql:// DATABASE_URL and refuses any other scheme', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'mysql://u:p@db:3306/checkout' }).database.type, 'mysql');
+    assert.match(problemsOf({ DATABASE_URL: 'postgres://x' }).join(), /^DATABASE_URL=/);
+  });
+
+  it('needs ADMIN_USERNAME and ADMIN_PASSWORD together', () => {
+    assert.deepEqual(problemsOf({ ADMIN_USERNAME: 'root' }), [
+      'ADMIN_USERNAME and ADMIN_PASSWORD must be set together',
+    ]);
+    assert.deepEqual(problemsOf({ ADMIN_USERNAME: 'root', ADMIN_PASSWORD: '12345678' }), []);
+  });
+
+  it('accepts a sweep interval of 1 second and refuses 0', () => {
+    assert.equal(loadConfig({ EXPIRY_SWEEP_SECONDS: '1' }).expirySweepSeconds, 1);
+    assert.equal(problemsOf({ EXPIRY_SWEEP_SECONDS: '0' }).length, 1);
+  });
+});
