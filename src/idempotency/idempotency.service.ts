@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import { IdempotencyKeysRepository, type KeyRef, type StoredResponse } from './idempotency-keys.repository';
@@ -34,9 +34,10 @@ export type Claim =
  * back, one with another fingerprint a 422, one while the first still runs a 409. Keys live 24 h.
  */
 @Injectable()
-export class IdempotencyService {
+export class IdempotencyService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(IdempotencyService.name);
-  private sweeping = false;
+  /** The periodic sweep now running, if any (no overlap; shutdown waits for it). */
+  private sweeping: Promise<void> | null = null;
 
   constructor(private readonly keys: IdempotencyKeysRepository) {}
 
@@ -114,14 +115,21 @@ export class IdempotencyService {
   @Interval('idempotency-key-sweep', SWEEP_INTERVAL_MS)
   async sweepPeriodically(): Promise<void> {
     if (this.sweeping) return;
-    this.sweeping = true;
+    this.sweeping = this.sweepExpired().then(
+      (deleted) => {
+        if (deleted > 0) this.logger.log({ deleted }, 'Swept expired idempotency keys');
+      },
+      (error: unknown) => this.logger.error({ err: error }, 'Idempotency key sweep failed'),
+    );
     try {
-      const deleted = await this.sweepExpired();
-      if (deleted > 0) this.logger.log({ deleted }, 'Swept expired idempotency keys');
-    } catch (error) {
-      this.logger.error({ err: error }, 'Idempotency key sweep failed');
+      await this.sweeping;
     } finally {
-      this.sweeping = false;
+      this.sweeping = null;
     }
+  }
+
+  /** Lets a running sweep finish before the database closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sweeping;
   }
 }
