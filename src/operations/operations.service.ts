@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { principalScope, mayUseGateway, type Principal } from '../auth/principal';
+import { canonicalJson } from '../common/canonical-json';
 import { DomainError } from '../common/errors/domain-errors';
 import { amountProblem, formatAmount, Money, significantDecimals } from '../common/money/money';
 import { CurrenciesService } from '../currencies/currencies.service';
@@ -80,7 +81,7 @@ export class OperationsService {
         new OperationRefused(`Tracking-Key must be 1 to ${MAX_TRACKING_KEY} characters.`),
       );
     }
-    const hash = createHash('sha256').update(stableJson(input)).digest('hex');
+    const hash = createHash('sha256').update(canonicalJson(input)).digest('hex');
     const claim = await this.results.claim(principalScope(principal), trackingKey, hash);
     if (claim.kind === 'running') {
       return refusedAnswer(
@@ -312,14 +313,4 @@ function refusedAnswer(operation: string | null, error: DomainError): OperationA
   const body = error.body() as Record<string, unknown>;
   const detail = typeof body.detail === 'string' ? body.detail : error.message;
   return { status: error.status, body: { detail, operation, result: 'failed' } };
-}
-
-/** JSON with sorted keys: the same request hashes the same whatever its key order. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

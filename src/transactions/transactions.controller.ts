@@ -21,6 +21,7 @@ import { AttachmentUploadInterceptor } from '../attachments/attachment-upload.in
 import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
 import type { Principal } from '../auth/principal';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CreateTransactionDto } from './dto/create-transaction.dto';
 import { TransactionDto } from './dto/transaction.dto';
 import { UpdateTransactionDto } from './dto/update-transaction.dto';
@@ -42,6 +43,7 @@ export class TransactionsController {
   @Post()
   @HttpCode(201)
   @Authenticated('api-key', 'basic')
+  @Idempotent() // above the upload interceptor: runs after it (see Idempotent)
   @UseInterceptors(AttachmentUploadInterceptor)
   @ApiOperation({ summary: 'Create a payment transaction', operationId: 'createTransaction' })
   @ApiConsumes(...MEDIA_TYPES)
@@ -63,6 +65,7 @@ export class TransactionsController {
 
   @Patch(':session_id')
   @Authenticated('api-key')
+  @Idempotent() // above the upload interceptor: runs after it (see Idempotent)
   @UseInterceptors(AttachmentUploadInterceptor)
   @ApiOperation({ summary: 'Update a payment transaction (partial)', operationId: 'updateTransaction' })
   @ApiParam(SESSION_ID)

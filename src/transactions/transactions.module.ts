@@ -4,6 +4,7 @@ import { AttachmentsModule } from '../attachments/attachments.module';
 import { CurrenciesModule } from '../currencies/currencies.module';
 import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { ShortLinksModule } from '../short-links/short-links.module';
 import { TransactionAttachments } from './transaction-attachment';
 import { Transaction } from './transaction.entity';
@@ -21,6 +22,7 @@ import { TransitionService } from './transition.service';
     EventsModule,
     AttachmentsModule,
     ShortLinksModule,
+    IdempotencyModule,
   ],
   controllers: [TransactionsController],
   providers: [
