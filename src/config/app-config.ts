@@ -28,6 +28,21 @@ const toInt = ({ value }: { value: unknown }): unknown =>
     : typeof value === 'string' && /^-?\d+$/.test(value)
       ? Number(value)
       : value;
+/** `5s,1m,5m` — delays with a unit (ms, s, m, h, d). */
+const RETRY_SCHEDULE = /^\s*\d+(?:ms|s|m|h|d)\s*(?:,\s*\d+(?:ms|s|m|h|d)\s*)*$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Milliseconds of each delay in a WEBHOOK_RETRY_SCHEDULE list. */
+export function parseRetrySchedule(text: string): number[] {
+  return text.split(',').map((part) => {
+    const [, n, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(part.trim())!;
+    return Number(n) * UNIT_MS[unit];
+  });
+}
+
+/** Default retry delays (SPEC §6): quick at first, then every 10 h until the max age (~3 days). */
+export const DEFAULT_RETRY_SCHEDULE = '5s,1m,5m,30m,2h,5h,10h';
+
 const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
 
 /** The environment variables the service reads (SPEC §14), validated once at boot. */
@@ -58,6 +73,11 @@ class Env {
   @Transform(emptyToUndefined)
   @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  SMTP_FROM?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -122,6 +142,42 @@ class Env {
   @Min(1)
   @Max(86400)
   AUTH_FAILURE_WINDOW_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(RETRY_SCHEDULE, {
+    message:
+      'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of delays like 5s,1m,5m,30m,2h,10h (units ms s m h d)',
+  })
+  WEBHOOK_RETRY_SCHEDULE?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(30 * 86400)
+  WEBHOOK_MAX_AGE_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
+  DISPATCH_INTERVAL_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  DISPATCH_LEASE_MS?: number;
 }
 
 export type DatabaseConfig = { type: 'mysql'; url: string } | { type: 'sqlite'; path: string };
@@ -132,6 +188,8 @@ export class AppConfig {
   readonly publicBaseUrl: string;
   readonly database: DatabaseConfig;
   readonly smtpUrl: string | null;
+  /** `From` of notification e-mails. */
+  readonly smtpFrom: string;
   readonly smsProviderUrl: string | null;
   readonly adminUsername: string | null;
   readonly adminPassword: string | null;
@@ -143,6 +201,16 @@ export class AppConfig {
   readonly attachmentDir: string;
   readonly authFailureLimit: number;
   readonly authFailureWindowSeconds: number;
+  /** Outbox delivery (SPEC §6): HTTP timeout of one webhook / SMS attempt. */
+  readonly webhookTimeoutMs: number;
+  /** Delay before retry n (the last one repeats), in ms. */
+  readonly webhookRetryDelaysMs: number[];
+  /** A delivery not done this long after its event is given up. */
+  readonly webhookMaxAgeSeconds: number;
+  /** How often each replica's dispatcher looks for due deliveries. */
+  readonly dispatchIntervalMs: number;
+  /** How long a claimed delivery stays reserved for its worker (a crashed worker's claim expires). */
+  readonly dispatchLeaseMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -175,6 +243,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if ((env.ADMIN_USERNAME === undefined) !== (env.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError(['ADMIN_USERNAME and ADMIN_PASSWORD must be set together']);
   }
+  if (env.DISPATCH_LEASE_MS !== undefined && env.DISPATCH_LEASE_MS <= (env.WEBHOOK_TIMEOUT_MS ?? 15_000)) {
+    throw new ConfigError(['DISPATCH_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS']);
+  }
   const port = env.PORT ?? 3000;
   return new AppConfig({
     port,
@@ -183,6 +254,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ? { type: 'mysql', url: env.DATABASE_URL }
       : { type: 'sqlite', path: env.SQLITE_PATH ?? 'data/checkout.sqlite' },
     smtpUrl: env.SMTP_URL ?? null,
+    smtpFrom: env.SMTP_FROM ?? 'Checkout <no-reply@localhost>',
     smsProviderUrl: env.SMS_PROVIDER_URL ?? null,
     adminUsername: env.ADMIN_USERNAME ?? null,
     adminPassword: env.ADMIN_PASSWORD ?? null,
@@ -194,5 +266,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     attachmentDir: env.ATTACHMENT_DIR ?? 'data/attachments',
     authFailureLimit: env.AUTH_FAILURE_LIMIT ?? 10,
     authFailureWindowSeconds: env.AUTH_FAILURE_WINDOW_SECONDS ?? 300,
+    webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS ?? 15_000,
+    webhookRetryDelaysMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE),
+    webhookMaxAgeSeconds: env.WEBHOOK_MAX_AGE_SECONDS ?? 3 * 86400,
+    dispatchIntervalMs: env.DISPATCH_INTERVAL_MS ?? 1000,
+    dispatchLeaseMs:
+      env.DISPATCH_LEASE_MS ?? Math.max(60_000, (env.WEBHOOK_TIMEOUT_MS ?? 15_000) * 2 + 10_000),
   } as AppConfig);
 }

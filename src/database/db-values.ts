@@ -29,3 +29,17 @@ export function violatedKey(error: unknown): string {
   const e = error as { message?: string; driverError?: { message?: string } };
   return String(e?.driverError?.message ?? e?.message ?? '');
 }
+
+/**
+ * The generated id of a one-row INSERT run with `updateEntity(false)`: mysql2 reports
+ * `{ insertId }`, better-sqlite3 the bare `lastInsertRowid`.
+ */
+export function insertedId(result: { raw: unknown; identifiers: Record<string, unknown>[] }): string {
+  const raw = result.raw as { insertId?: number | string } | number | bigint | undefined;
+  const id: unknown =
+    typeof raw === 'number' || typeof raw === 'bigint' ? raw : (raw?.insertId ?? result.identifiers[0]?.id);
+  if (typeof id !== 'number' && typeof id !== 'string' && typeof id !== 'bigint') {
+    throw new Error('The database did not report the inserted id');
+  }
+  return String(id);
+}

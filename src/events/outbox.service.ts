@@ -1,23 +1,187 @@
-import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import type {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+} from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AdminConfigService } from '../admin-config/admin-config.service';
+import { AppConfig } from '../config/app-config';
+import { insertedId } from '../database/db-values';
+import { CurrenciesService } from '../currencies/currencies.service';
+import { GatewaysService } from '../gateways/gateways.service';
 import type { Transaction } from '../transactions/transaction.entity';
+import { checkoutUrl } from '../transactions/transaction.mapper';
+import { Delivery, DeliveryChannel } from './delivery.entity';
+import { buildEventPayload } from './event-payload';
+import { OutboxEvent } from './event.entity';
 import type { EventDetails, EventName } from './event-types';
+
+interface PlannedDelivery {
+  channel: DeliveryChannel;
+  target: string;
+  skippedReason: string | null;
+}
 
 /**
  * The transactional outbox (SPEC §6): `record` is called inside the DB transaction that changes
- * the transaction's state, so the change, its event and its deliveries commit together.
- *
- * SEAM: the events issue (#4) implements the event and delivery rows and the dispatcher; until it
- * lands this writes nothing.
+ * the transaction's state, so the change, its event (with the next per-transaction `sequence`)
+ * and one delivery row per channel and target commit together — or not at all. The dispatcher
+ * sends them after the commit.
  */
 @Injectable()
-export class OutboxService {
-  record(
-    _manager: EntityManager,
-    _transaction: Transaction,
-    _event: EventName,
-    _details: EventDetails = {},
-  ): Promise<void> {
-    return Promise.resolve();
+export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
+  private readonly recordedIn = new WeakSet<QueryRunner>();
+  private readonly commitListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly currencies: CurrenciesService,
+    private readonly gateways: GatewaysService,
+    private readonly adminConfig: AdminConfigService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  onModuleInit(): void {
+    this.dataSource.subscribers.push(this);
   }
+
+  /** Called once a DB transaction that recorded events has committed (to send them right away). */
+  onCommitted(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    if (!this.recordedIn.has(event.queryRunner)) return;
+    this.recordedIn.delete(event.queryRunner);
+    for (const listener of this.commitListeners) listener();
+  }
+
+  async record(
+    manager: EntityManager,
+    transaction: Transaction,
+    event: EventName,
+    details: EventDetails = {},
+  ): Promise<void> {
+    const [currency, gateway, settings] = await Promise.all([
+      this.currencies.findByCode(transaction.currencyCode),
+      this.gateways.findByCode(transaction.pgCode),
+      this.adminConfig.get(),
+    ]);
+    const sequence = await this.nextSequence(manager, transaction.id);
+    const now = new Date();
+    const eventId = randomUUID();
+    const row: Omit<OutboxEvent, 'id'> = {
+      eventId,
+      transactionId: transaction.id,
+      sessionId: transaction.sessionId,
+      sequence,
+      event,
+      payload: buildEventPayload({
+        tx: transaction,
+        event,
+        eventId,
+        sequence,
+        details,
+        gateway,
+        digits: currency?.digits ?? 2,
+        at: now,
+      }),
+      context: {
+        language: transaction.language,
+        checkout_url: checkoutUrl(this.config.publicBaseUrl, transaction.sessionId),
+        attachment_url: attachmentUrlOf(transaction),
+        merchant_name: settings.merchantName,
+      },
+      createdAt: now,
+    };
+    const inserted = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(OutboxEvent)
+      .values(row as QueryDeepPartialEntity<OutboxEvent>)
+      .updateEntity(false)
+      .execute();
+    const eventRowId = insertedId(inserted);
+
+    const planned = this.plan(transaction, event);
+    if (planned.length > 0) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Delivery)
+        .values(
+          planned.map((p): QueryDeepPartialEntity<Delivery> => ({
+            eventRowId,
+            channel: p.channel,
+            target: p.target,
+            status: p.skippedReason ? 'skipped' : 'pending',
+            attempts: 0,
+            nextAttemptAt: now,
+            claimedBy: null,
+            claimedUntil: null,
+            lastAttemptAt: null,
+            lastStatusCode: null,
+            lastError: p.skippedReason,
+            createdAt: now,
+          })),
+        )
+        .updateEntity(false)
+        .execute();
+      if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
+    }
+  }
+
+  /**
+   * Bumps the transaction's event counter and reads it back. The UPDATE locks the transaction's
+   * row until commit (MySQL), and SQLite serialises writers, so two events never share a number.
+   */
+  private async nextSequence(manager: EntityManager, transactionId: string): Promise<number> {
+    await manager.query(`UPDATE transactions SET event_sequence = event_sequence + 1 WHERE id = ?`, [
+      transactionId,
+    ]);
+    const rows = await manager.query<{ event_sequence: number | string }[]>(
+      `SELECT event_sequence FROM transactions WHERE id = ?`,
+      [transactionId],
+    );
+    if (rows.length === 0) throw new Error(`Transaction ${transactionId} not found for its event`);
+    return Number(rows[0].event_sequence);
+  }
+
+  /** One delivery per channel and target the transaction asked for (SPEC §6). */
+  private plan(tx: Transaction, event: EventName): PlannedDelivery[] {
+    const planned: PlannedDelivery[] = [];
+    if (tx.webhookUrl) planned.push({ channel: 'webhook', target: tx.webhookUrl, skippedReason: null });
+    const wants = (list: string[] | undefined) => (list ?? []).includes(event);
+    if (wants(tx.notifications?.email)) {
+      const recipients = [...new Set([tx.customerEmail, ...(tx.emailRecipients ?? [])].filter(Boolean))];
+      for (const target of recipients) {
+        planned.push({
+          channel: 'email',
+          target,
+          skippedReason: this.config.smtpUrl ? null : 'No e-mail transport: SMTP_URL is not configured.',
+        });
+      }
+    }
+    if (wants(tx.notifications?.sms) && tx.customerPhone) {
+      planned.push({
+        channel: 'sms',
+        target: tx.customerPhone,
+        skippedReason: this.config.smsProviderUrl
+          ? null
+          : 'No SMS transport: SMS_PROVIDER_URL is not configured.',
+      });
+    }
+    return planned;
+  }
+}
+
+/** The attachment's public link, once the attachments feature stores one on the transaction. */
+function attachmentUrlOf(tx: Transaction): string | null {
+  const withAttachment = tx as Transaction & { attachmentUrl?: string | null };
+  return withAttachment.attachmentUrl || tx.attachmentShortUrl || null;
 }

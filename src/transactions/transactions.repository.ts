@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Not, Repository } from 'typeorm';
 import { dateParam } from '../database/db-values';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { insertedId } from '../database/db-values';
 import { Transaction } from './transaction.entity';
 import type { TransactionState } from './transaction-state';
 
@@ -24,9 +25,7 @@ export class TransactionsRepository {
       .values(transaction as QueryDeepPartialEntity<Transaction>)
       .updateEntity(false)
       .execute();
-    const raw = result.raw as { insertId?: number | string } | undefined;
-    const id: unknown = raw?.insertId ?? result.identifiers[0]?.id;
-    if (typeof id === 'number' || typeof id === 'string') transaction.id = String(id);
+    transaction.id = insertedId(result);
   }
 
   findBySessionId(sessionId: string, manager?: EntityManager): Promise<Transaction | null> {

@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Brackets, DataSource, In } from 'typeorm';
+import { dateParam, insertedId } from '../database/db-values';
+import { DeliveryAttempt } from './delivery-attempt.entity';
+import { Delivery, DeliveryStatus } from './delivery.entity';
+import type { DeliveryOutcome } from './delivery-outcome';
+import { OutboxEvent } from './event.entity';
+
+/** What finishing an attempt writes. */
+export interface AttemptResult {
+  outcome: DeliveryOutcome;
+  attemptedAt: Date;
+  durationMs: number;
+  status: DeliveryStatus;
+  nextAttemptAt: Date;
+}
+
+/** Outbox rows: claims, attempt results, listings. */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims up to `limit` due deliveries for `token` until `leaseUntil`. One code path for both
+   * dialects: a conditional UPDATE that only takes rows still pending, due and unclaimed (or whose
+   * lease ran out), then a read of the rows that carry this claim's token. Two workers racing for
+   * a row: the second UPDATE re-checks the condition after the first committed and skips it.
+   */
+  async claimDue(token: string, now: Date, leaseUntil: Date, limit: number): Promise<Delivery[]> {
+    const due = (qb: { andWhere: (w: Brackets | string, p?: object) => unknown }) => {
+      qb.andWhere('status = :pending', { pending: 'pending' });
+      qb.andWhere('next_attempt_at <= :now', { now: dateParam(this.dataSource, now) });
+      qb.andWhere(
+        new Brackets((b) =>
+          b
+            .where('claimed_until IS NULL')
+            .orWhere('claimed_until < :now', { now: dateParam(this.dataSource, now) }),
+        ),
+      );
+    };
+    const candidates = this.dataSource
+      .getRepository(Delivery)
+      .createQueryBuilder('d')
+      .select('d.id', 'id')
+      .where('1 = 1')
+      .orderBy('d.next_attempt_at', 'ASC')
+      .addOrderBy('d.id', 'ASC')
+      .limit(limit);
+    due(candidates);
+    const ids = (await candidates.getRawMany<{ id: string | number }>()).map((r) => String(r.id));
+    if (ids.length === 0) return [];
+    const claim = this.dataSource
+      .createQueryBuilder()
+      .update(Delivery)
+      .set({ claimedBy: token, claimedUntil: leaseUntil })
+      .where({ id: In(ids) });
+    due(claim);
+    const result = await claim.execute();
+    if (!result.affected) return [];
+    return this.dataSource
+      .getRepository(Delivery)
+      .find({ where: { id: In(ids), claimedBy: token }, order: { id: 'ASC' } });
+  }
+
+  /** Logs the attempt and moves the delivery on (done, failed or pending again), releasing the claim. */
+  async finish(delivery: Delivery, result: AttemptResult): Promise<void> {
+    const { outcome } = result;
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(DeliveryAttempt)
+        .values({
+          deliveryId: delivery.id,
+          attemptedAt: result.attemptedAt,
+          statusCode: outcome.statusCode,
+          durationMs: result.durationMs,
+          error: outcome.error?.slice(0, 500) ?? null,
+          responseBody: outcome.responseBody,
+        })
+        .updateEntity(false)
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .update(Delivery)
+        .set({
+          status: result.status,
+          attempts: () => 'attempts + 1',
+          nextAttemptAt: result.nextAttemptAt,
+          claimedBy: null,
+          claimedUntil: null,
+          lastAttemptAt: result.attemptedAt,
+          lastStatusCode: outcome.statusCode,
+          lastError: outcome.error?.slice(0, 500) ?? null,
+        })
+        .where({ id: delivery.id })
+        .execute();
+    });
+  }
+
+  /** Releases a claim without an attempt (e.g. at shutdown), so another worker may take the row. */
+  async release(delivery: Delivery, token: string): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(Delivery)
+      .set({ claimedBy: null, claimedUntil: null })
+      .where({ id: delivery.id, claimedBy: token })
+      .execute();
+  }
+
+  eventsByRowIds(ids: string[]): Promise<OutboxEvent[]> {
+    return ids.length
+      ? this.dataSource.getRepository(OutboxEvent).find({ where: { id: In(ids) } })
+      : Promise.resolve([]);
+  }
+
+  eventsOfSession(sessionId: string): Promise<OutboxEvent[]> {
+    return this.dataSource
+      .getRepository(OutboxEvent)
+      .find({ where: { sessionId }, order: { sequence: 'ASC' } });
+  }
+
+  findEvent(sessionId: string, eventId: string): Promise<OutboxEvent | null> {
+    return this.dataSource.getRepository(OutboxEvent).findOne({ where: { sessionId, eventId } });
+  }
+
+  deliveriesOfEvents(eventRowIds: string[]): Promise<Delivery[]> {
+    return eventRowIds.length
+      ? this.dataSource
+          .getRepository(Delivery)
+          .find({ where: { eventRowId: In(eventRowIds) }, order: { id: 'ASC' } })
+      : Promise.resolve([]);
+  }
+
+  attemptsOf(deliveryIds: string[]): Promise<DeliveryAttempt[]> {
+    return deliveryIds.length
+      ? this.dataSource
+          .getRepository(DeliveryAttempt)
+          .find({ where: { deliveryId: In(deliveryIds) }, order: { id: 'ASC' } })
+      : Promise.resolve([]);
+  }
+
+  /**
+   * The transaction behind a session (read directly: the transactions module depends on this one,
+   * so it cannot be imported here).
+   */
+  async transactionOfSession(sessionId: string): Promise<{ id: string; webhookUrl: string } | null> {
+    if (!/^[0-9a-f]{40}$/.test(sessionId)) return null;
+    const rows = await this.dataSource.query<{ id: string | number; webhook_url: string }[]>(
+      `SELECT id, webhook_url FROM transactions WHERE session_id = ?`,
+      [sessionId],
+    );
+    return rows.length ? { id: String(rows[0].id), webhookUrl: rows[0].webhook_url } : null;
+  }
+
+  /** A fresh pending webhook delivery of an event; returns its id. */
+  async addWebhookDelivery(event: OutboxEvent, url: string, now: Date): Promise<string> {
+    const inserted = await this.dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(Delivery)
+      .values({
+        eventRowId: event.id,
+        channel: 'webhook',
+        target: url,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        claimedBy: null,
+        claimedUntil: null,
+        lastAttemptAt: null,
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: now,
+      })
+      .updateEntity(false)
+      .execute();
+    return insertedId(inserted);
+  }
+}

@@ -1,0 +1,187 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { AdminConfigService } from '../admin-config/admin-config.service';
+import { AppConfig } from '../config/app-config';
+import { DeliveriesRepository } from './deliveries.repository';
+import type { Delivery, DeliveryStatus } from './delivery.entity';
+import { DeliveryOutcome, failedOutcome } from './delivery-outcome';
+import type { OutboxEvent } from './event.entity';
+import { EmailSender } from './notifications/email-sender';
+import { HttpSmsProvider } from './notifications/sms-provider';
+import { renderMessage, templateValues } from './notifications/templates';
+import { OutboxService } from './outbox.service';
+import { WebhookSender } from './webhooks/webhook-sender';
+
+const BATCH_SIZE = 20;
+
+/**
+ * Sends due outbox rows (SPEC §6). Every replica runs one: rows are claimed in the database with
+ * a lease, so two workers never send the same row at once and a crashed worker's rows are taken
+ * over once its lease runs out. In-process, passes never overlap. It polls every
+ * DISPATCH_INTERVAL_MS and is poked right after a commit that recorded events.
+ */
+@Injectable()
+export class DispatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Dispatcher');
+  /** Identifies this worker in `claimed_by`. */
+  readonly workerId = `${hostname().slice(0, 24)}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  private claims = 0;
+  private current: Promise<number> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly outbox: OutboxService,
+    private readonly webhooks: WebhookSender,
+    private readonly email: EmailSender,
+    private readonly sms: HttpSmsProvider,
+    private readonly adminConfig: AdminConfigService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.stopped = false;
+    this.outbox.onCommitted(() => this.poke());
+    if (!(await this.adminConfig.webhookSigningKey())) {
+      this.logger.warn(
+        'No webhook signing key (WEBHOOK_SIGNING_KEY or admin config): webhooks are sent unsigned.',
+      );
+    }
+    this.schedule();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.current?.catch(() => 0);
+  }
+
+  /** Runs a pass soon (after a commit that recorded events). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.current) {
+      this.again = true;
+      return;
+    }
+    this.dispatchDue().catch((error: unknown) => this.logger.error(`Dispatch failed: ${String(error)}`));
+  }
+
+  /**
+   * One pass: claims due deliveries in batches and sends them until none is due. Waits for a
+   * pass already running in this process instead of overlapping it. Returns how many were sent.
+   */
+  async dispatchDue(): Promise<number> {
+    while (this.current) await this.current.catch(() => 0);
+    this.current = this.drain().finally(() => {
+      this.current = null;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.poke();
+      }
+    });
+    return this.current;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.current) this.again = true;
+      else this.poke();
+      this.schedule();
+    }, this.config.dispatchIntervalMs);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      if (this.stopped && total > 0) return total;
+      const token = `${this.workerId}#${++this.claims}`.slice(-64);
+      const now = new Date();
+      const claimed = await this.deliveries.claimDue(
+        token,
+        now,
+        new Date(now.getTime() + this.config.dispatchLeaseMs),
+        BATCH_SIZE,
+      );
+      if (claimed.length === 0) return total;
+      const events = new Map(
+        (await this.deliveries.eventsByRowIds([...new Set(claimed.map((d) => d.eventRowId))])).map((e) => [
+          e.id,
+          e,
+        ]),
+      );
+      await Promise.all(claimed.map((d) => this.deliver(d, events.get(d.eventRowId))));
+      total += claimed.length;
+      if (claimed.length < BATCH_SIZE) return total;
+    }
+  }
+
+  private async deliver(delivery: Delivery, event: OutboxEvent | undefined): Promise<void> {
+    const attemptedAt = new Date();
+    const started = process.hrtime.bigint();
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = event ? await this.send(delivery, event) : failedOutcome('The event is missing', false);
+    } catch (error) {
+      outcome = failedOutcome(error instanceof Error ? error.message : String(error), true);
+    }
+    const durationMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
+    const { status, nextAttemptAt } = this.nextStep(delivery, outcome, new Date());
+    await this.deliveries.finish(delivery, { outcome, attemptedAt, durationMs, status, nextAttemptAt });
+    if (status === 'failed') {
+      this.logger.warn(
+        `Delivery ${delivery.id} (${delivery.channel}) failed after ${delivery.attempts + 1} attempt(s): ${outcome.error ?? ''}`,
+      );
+    }
+  }
+
+  private async send(delivery: Delivery, event: OutboxEvent): Promise<DeliveryOutcome> {
+    switch (delivery.channel) {
+      case 'webhook':
+        return this.webhooks.send(event, delivery.target);
+      case 'email':
+        return this.email.send(
+          delivery.target,
+          renderMessage(event.event, event.context.language, templateValues(event.payload, event.context)),
+        );
+      case 'sms': {
+        const message = renderMessage(
+          event.event,
+          event.context.language,
+          templateValues(event.payload, event.context),
+        );
+        return this.sms.send({
+          to: delivery.target,
+          body: message.text,
+          meta: { event: event.event, session_id: event.sessionId, language: event.context.language },
+        });
+      }
+    }
+  }
+
+  /**
+   * Retry policy (SPEC §6): delivered on success; retryable failures wait the next delay of
+   * WEBHOOK_RETRY_SCHEDULE (the last one repeats) while the delivery is younger than
+   * WEBHOOK_MAX_AGE_SECONDS; anything else fails for good.
+   */
+  private nextStep(
+    delivery: Delivery,
+    outcome: DeliveryOutcome,
+    now: Date,
+  ): { status: DeliveryStatus; nextAttemptAt: Date } {
+    if (outcome.ok) return { status: 'delivered', nextAttemptAt: now };
+    if (!outcome.retryable) return { status: 'failed', nextAttemptAt: now };
+    const delays = this.config.webhookRetryDelaysMs;
+    const delay = delays[Math.min(delivery.attempts, delays.length - 1)];
+    const next = new Date(now.getTime() + delay);
+    const deadline = delivery.createdAt.getTime() + this.config.webhookMaxAgeSeconds * 1000;
+    if (next.getTime() > deadline) return { status: 'failed', nextAttemptAt: now };
+    return { status: 'pending', nextAttemptAt: next };
+  }
+}

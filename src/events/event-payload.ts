@@ -1,0 +1,71 @@
+import { computeFee, formatAmount } from '../common/money/money';
+import type { Gateway } from '../gateways/gateway.entity';
+import type { Transaction } from '../transactions/transaction.entity';
+import type { EventDetails, EventName } from './event-types';
+
+export interface PayloadInput {
+  tx: Transaction;
+  event: EventName;
+  eventId: string;
+  sequence: number;
+  details: EventDetails;
+  gateway: Pick<Gateway, 'code' | 'name' | 'type' | 'feeFixed' | 'feePercent'> | null;
+  digits: number;
+  at: Date;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC. */
+export const utcTimestamp = (at: Date): string => at.toISOString().slice(0, 19).replace('T', ' ');
+
+/**
+ * The webhook body of SPEC §6, without `signature` (added when it is sent). A snapshot of the
+ * transaction at the moment its event was recorded.
+ */
+export function buildEventPayload(input: PayloadInput): Record<string, unknown> {
+  const { tx, details, digits, gateway } = input;
+  const money = (value: string) => formatAmount(value, digits);
+  const address = tx.billingAddress;
+  const payload: Record<string, unknown> = {
+    event: input.event,
+    event_id: input.eventId,
+    sequence: input.sequence,
+    session_id: tx.sessionId,
+    order_no: tx.orderNo,
+    state: tx.state,
+    amount: money(tx.amount),
+    currency_code: tx.currencyCode,
+    fee: gateway ? computeFee(tx.amount, gateway.feeFixed, gateway.feePercent, digits) : money('0'),
+    gateway_account: tx.pgCode,
+    gateway_name: gateway?.name ?? '',
+    is_sandbox: gateway ? gateway.type === 'sandbox' : false,
+    reference_number: details.referenceNumber ?? '',
+    result: details.result ?? (input.event === 'created' ? '' : defaultResult(input.event)),
+    paid_amount: money(tx.paidAmount),
+    captured_amount: money(tx.capturedAmount),
+    refunded_amount: money(tx.refundedAmount),
+    customer_id: tx.customerId,
+    customer_first_name: tx.customerFirstName,
+    customer_last_name: tx.customerLastName,
+    customer_email: tx.customerEmail,
+    customer_phone: tx.customerPhone,
+    customer_address_line1: address?.line1 ?? '',
+    customer_address_line2: address?.line2 ?? '',
+    customer_address_city: address?.city ?? '',
+    customer_address_state: address?.state ?? '',
+    customer_address_country: address?.country ?? '',
+    customer_address_postal_code: address?.postal_code ?? '',
+    extra: tx.extra,
+    timestamp_utc: utcTimestamp(input.at),
+  };
+  if (details.operation !== undefined) {
+    payload.operation = details.operation;
+    payload.operation_amount =
+      details.operationAmount !== undefined ? money(details.operationAmount) : money(tx.amount);
+  }
+  return payload;
+}
+
+/** `result` when the caller did not say: a failed attempt is `failed`, every other event `success`. */
+function defaultResult(event: EventName): string {
+  return event === 'failed' ? 'failed' : 'success';
+}

@@ -1,0 +1,48 @@
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AdminOnly } from '../auth/authenticated.decorator';
+import { DetailDto } from '../common/errors/error-body.dto';
+import { EventDto, RedeliveryDto } from './event-admin.dto';
+import { EventsAdminService } from './events-admin.service';
+
+const SESSION_ID = { name: 'session_id', description: '40 lowercase hex characters' };
+
+@ApiTags('Admin')
+@AdminOnly()
+@Controller('b/checkout/v1/admin/pymt-txn/:session_id/events')
+@ApiParam(SESSION_ID)
+@ApiNotFoundResponse({ type: DetailDto, description: 'Unknown session or event' })
+export class EventsAdminController {
+  constructor(private readonly events: EventsAdminService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: "List a transaction's events with their deliveries",
+    operationId: 'adminListEvents',
+  })
+  @ApiOkResponse({ type: EventDto, isArray: true })
+  list(@Param('session_id') sessionId: string): Promise<EventDto[]> {
+    return this.events.list(sessionId);
+  }
+
+  @Post(':event_id/redeliver')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Queue a fresh webhook delivery of an event', operationId: 'adminRedeliverEvent' })
+  @ApiParam({ name: 'event_id', format: 'uuid' })
+  @ApiAcceptedResponse({ type: RedeliveryDto })
+  @ApiConflictResponse({ type: DetailDto, description: 'The transaction has no webhook_url' })
+  redeliver(
+    @Param('session_id') sessionId: string,
+    @Param('event_id') eventId: string,
+  ): Promise<RedeliveryDto> {
+    return this.events.redeliver(sessionId, eventId);
+  }
+}

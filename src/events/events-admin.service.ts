@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { NotFound, StateConflict } from '../common/errors/domain-errors';
+import { DeliveriesRepository } from './deliveries.repository';
+import type { DeliveryAttempt } from './delivery-attempt.entity';
+import type { Delivery } from './delivery.entity';
+import type { DeliveryDto, EventDto, RedeliveryDto } from './event-admin.dto';
+import { DispatcherService } from './dispatcher.service';
+
+/** The admin view of a transaction's events and their deliveries (SPEC §8). */
+@Injectable()
+export class EventsAdminService {
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly dispatcher: DispatcherService,
+  ) {}
+
+  async list(sessionId: string): Promise<EventDto[]> {
+    if (!(await this.deliveries.transactionOfSession(sessionId))) throw new NotFound();
+    const events = await this.deliveries.eventsOfSession(sessionId);
+    const deliveries = await this.deliveries.deliveriesOfEvents(events.map((e) => e.id));
+    const attempts = await this.deliveries.attemptsOf(deliveries.map((d) => d.id));
+    return events.map((event) => ({
+      event_id: event.eventId,
+      event: event.event,
+      sequence: event.sequence,
+      created_at: event.createdAt.toISOString(),
+      deliveries: deliveries
+        .filter((d) => d.eventRowId === event.id)
+        .map((d) =>
+          toDeliveryDto(
+            d,
+            attempts.filter((a) => a.deliveryId === d.id),
+          ),
+        ),
+    }));
+  }
+
+  async redeliver(sessionId: string, eventId: string): Promise<RedeliveryDto> {
+    const transaction = await this.deliveries.transactionOfSession(sessionId);
+    if (!transaction) throw new NotFound();
+    const event = await this.deliveries.findEvent(sessionId, eventId);
+    if (!event) throw new NotFound();
+    if (!transaction.webhookUrl) throw new StateConflict('The transaction has no webhook_url to deliver to.');
+    const id = await this.deliveries.addWebhookDelivery(event, transaction.webhookUrl, new Date());
+    this.dispatcher.poke();
+    return { detail: 'Redelivery queued.', delivery_id: Number(id) };
+  }
+}
+
+function toDeliveryDto(d: Delivery, attempts: DeliveryAttempt[]): DeliveryDto {
+  return {
+    id: Number(d.id),
+    channel: d.channel,
+    target: d.target,
+    status: d.status,
+    attempts: d.attempts,
+    last_attempt_at: d.lastAttemptAt?.toISOString() ?? null,
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+    next_attempt_at: d.status === 'pending' ? d.nextAttemptAt.toISOString() : null,
+    attempt_log: attempts.map((a) => ({
+      attempted_at: a.attemptedAt.toISOString(),
+      status_code: a.statusCode,
+      duration_ms: a.durationMs,
+      error: a.error,
+      response_body: a.responseBody,
+    })),
+  };
+}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { AdminConfigService } from '../../admin-config/admin-config.service';
+import { AppConfig } from '../../config/app-config';
+import type { DeliveryOutcome } from '../delivery-outcome';
+import type { OutboxEvent } from '../event.entity';
+import { postJson } from './guarded-http';
+import { payloadSignature, standardWebhookSignature } from './signature';
+
+/** The request a webhook attempt sends (exposed for tests and docs). */
+export interface WebhookRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Sends an event to a `webhook_url` (SPEC §6), signed with the current signing key. */
+@Injectable()
+export class WebhookSender {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly adminConfig: AdminConfigService,
+  ) {}
+
+  async build(event: OutboxEvent, now = new Date()): Promise<WebhookRequest> {
+    const key = await this.adminConfig.webhookSigningKey();
+    const payload = { ...event.payload, signature: key ? payloadSignature(event.payload, key) : '' };
+    const body = JSON.stringify(payload);
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const headers: Record<string, string> = {
+      'webhook-id': event.eventId,
+      'webhook-timestamp': String(timestamp),
+    };
+    if (key) {
+      headers['Signature'] = payload.signature;
+      headers['webhook-signature'] = standardWebhookSignature(event.eventId, timestamp, body, key);
+    }
+    return { body, headers };
+  }
+
+  async send(event: OutboxEvent, url: string): Promise<DeliveryOutcome> {
+    const request = await this.build(event);
+    return postJson(url, request.body, {
+      headers: request.headers,
+      timeoutMs: this.config.webhookTimeoutMs,
+      blockPrivate: !this.config.webhookAllowPrivate,
+    });
+  }
+}
