@@ -21,6 +21,9 @@ import { buildEventPayload } from './event-payload';
 import { OutboxEvent } from './event.entity';
 import type { EventDetails, EventName } from './event-types';
 
+/** Rows per multi-row INSERT in `recordMany` (well under SQLite's bound-parameter limit). */
+const BULK_ROWS = 500;
+
 interface PlannedDelivery {
   channel: DeliveryChannel;
   target: string;
@@ -134,6 +137,134 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
         .execute();
       if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
     }
+  }
+
+  /**
+   * `record` for many transactions at once, all with the same event (the expiry job's batches):
+   * the same event rows, payloads and deliveries as one `record` call per transaction, written
+   * set-based: one counter UPDATE and one read for the sequences, multi-row INSERTs for the events
+   * and their deliveries. Call it inside the DB transaction that changed the rows, as `record`.
+   */
+  async recordMany(
+    manager: EntityManager,
+    transactions: readonly Transaction[],
+    event: EventName,
+    details: EventDetails = {},
+  ): Promise<void> {
+    if (transactions.length === 0) return;
+    const settings = await this.adminConfig.get();
+    const currencies = new Map<string, Promise<number>>();
+    const gateways = new Map<string, ReturnType<GatewaysService['findByCode']>>();
+    const digitsOf = (code: string) => {
+      if (!currencies.has(code)) {
+        currencies.set(
+          code,
+          this.currencies.findByCode(code).then((c) => c?.digits ?? 2),
+        );
+      }
+      return currencies.get(code)!;
+    };
+    const gatewayOf = (code: string) => {
+      if (!gateways.has(code)) gateways.set(code, this.gateways.findByCode(code));
+      return gateways.get(code)!;
+    };
+    const now = new Date();
+    for (let start = 0; start < transactions.length; start += BULK_ROWS) {
+      const chunk = transactions.slice(start, start + BULK_ROWS);
+      const sequences = await this.nextSequences(
+        manager,
+        chunk.map((tx) => tx.id),
+      );
+      const rows: Omit<OutboxEvent, 'id'>[] = [];
+      for (const tx of chunk) {
+        const sequence = sequences.get(String(tx.id));
+        if (sequence === undefined) throw new Error(`Transaction ${tx.id} not found for its event`);
+        const eventId = randomUUID();
+        rows.push({
+          eventId,
+          transactionId: tx.id,
+          sessionId: tx.sessionId,
+          sequence,
+          event,
+          payload: buildEventPayload({
+            tx,
+            event,
+            eventId,
+            sequence,
+            details,
+            gateway: await gatewayOf(tx.pgCode),
+            digits: await digitsOf(tx.currencyCode),
+            at: now,
+          }),
+          context: {
+            language: tx.language,
+            checkout_url: checkoutUrl(this.config.publicBaseUrl, tx.sessionId),
+            attachment_url: attachmentUrlOf(tx),
+            merchant_name: settings.merchantName,
+          },
+          createdAt: now,
+        });
+      }
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(OutboxEvent)
+        .values(rows as QueryDeepPartialEntity<OutboxEvent>[])
+        .updateEntity(false)
+        .execute();
+
+      const planned = chunk.flatMap((tx, i) =>
+        this.plan(tx, event).map((p) => ({ p, eventId: rows[i].eventId })),
+      );
+      if (planned.length === 0) continue;
+      // The generated ids of a multi-row INSERT are not reliably consecutive: read them back.
+      const ids = await manager
+        .getRepository(OutboxEvent)
+        .createQueryBuilder('e')
+        .select(['e.id AS id', 'e.event_id AS event_id'])
+        .where('e.event_id IN (:...eventIds)', { eventIds: [...new Set(planned.map((x) => x.eventId))] })
+        .getRawMany<{ id: string | number; event_id: string }>();
+      const rowIdOf = new Map(ids.map((r) => [r.event_id, String(r.id)]));
+      for (let d = 0; d < planned.length; d += BULK_ROWS) {
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(Delivery)
+          .values(
+            planned.slice(d, d + BULK_ROWS).map(({ p, eventId }): QueryDeepPartialEntity<Delivery> => ({
+              eventRowId: rowIdOf.get(eventId)!,
+              channel: p.channel,
+              target: p.target,
+              status: p.skippedReason ? 'skipped' : 'pending',
+              attempts: 0,
+              nextAttemptAt: now,
+              claimedBy: null,
+              claimedUntil: null,
+              lastAttemptAt: null,
+              lastStatusCode: null,
+              lastError: p.skippedReason,
+              createdAt: now,
+            })),
+          )
+          .updateEntity(false)
+          .execute();
+      }
+      if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
+    }
+  }
+
+  /** `nextSequence` for many transactions: one UPDATE and one SELECT; id → its new sequence. */
+  private async nextSequences(manager: EntityManager, ids: string[]): Promise<Map<string, number>> {
+    const marks = ids.map(() => '?').join(', ');
+    await manager.query(
+      `UPDATE transactions SET event_sequence = event_sequence + 1 WHERE id IN (${marks})`,
+      ids,
+    );
+    const rows = await manager.query<{ id: number | string; event_sequence: number | string }[]>(
+      `SELECT id, event_sequence FROM transactions WHERE id IN (${marks})`,
+      ids,
+    );
+    return new Map(rows.map((r) => [String(r.id), Number(r.event_sequence)]));
   }
 
   /**
