@@ -11,6 +11,7 @@ import type {
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { AppConfig } from '../config/app-config';
+import { bulkInsert } from '../database/bulk-insert';
 import { insertedId } from '../database/db-values';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { GatewaysService } from '../gateways/gateways.service';
@@ -205,13 +206,7 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
           createdAt: now,
         });
       }
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(OutboxEvent)
-        .values(rows as QueryDeepPartialEntity<OutboxEvent>[])
-        .updateEntity(false)
-        .execute();
+      await bulkInsert(manager, OutboxEvent, rows);
 
       const planned = chunk.flatMap((tx, i) =>
         this.plan(tx, event).map((p) => ({ p, eventId: rows[i].eventId })),
@@ -226,28 +221,24 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
         .getRawMany<{ id: string | number; event_id: string }>();
       const rowIdOf = new Map(ids.map((r) => [r.event_id, String(r.id)]));
       for (let d = 0; d < planned.length; d += BULK_ROWS) {
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(Delivery)
-          .values(
-            planned.slice(d, d + BULK_ROWS).map(({ p, eventId }): QueryDeepPartialEntity<Delivery> => ({
-              eventRowId: rowIdOf.get(eventId)!,
-              channel: p.channel,
-              target: p.target,
-              status: p.skippedReason ? 'skipped' : 'pending',
-              attempts: 0,
-              nextAttemptAt: now,
-              claimedBy: null,
-              claimedUntil: null,
-              lastAttemptAt: null,
-              lastStatusCode: null,
-              lastError: p.skippedReason,
-              createdAt: now,
-            })),
-          )
-          .updateEntity(false)
-          .execute();
+        await bulkInsert(
+          manager,
+          Delivery,
+          planned.slice(d, d + BULK_ROWS).map(({ p, eventId }): Partial<Delivery> => ({
+            eventRowId: rowIdOf.get(eventId)!,
+            channel: p.channel,
+            target: p.target,
+            status: p.skippedReason ? 'skipped' : 'pending',
+            attempts: 0,
+            nextAttemptAt: now,
+            claimedBy: null,
+            claimedUntil: null,
+            lastAttemptAt: null,
+            lastStatusCode: null,
+            lastError: p.skippedReason,
+            createdAt: now,
+          })),
+        );
       }
       if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
     }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { bulkInsert } from '../../src/database/bulk-insert';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import type { TransactionState } from '../../src/transactions/transaction-state';
 
@@ -79,12 +79,6 @@ export async function insertDueTransactions(
     const rows = Array.from({ length: Math.min(chunk, count - done) }, () =>
       dueTransactionRow(expiresAt, options),
     );
-    await dataSource
-      .createQueryBuilder()
-      .insert()
-      .into(Transaction)
-      .values(rows as QueryDeepPartialEntity<Transaction>[])
-      .updateEntity(false)
-      .execute();
+    await bulkInsert(dataSource.manager, Transaction, rows);
   }
 }

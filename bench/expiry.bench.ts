@@ -1,0 +1,227 @@
+/**
+ * Expiry sweep benchmark (issue #5): inserts N due transactions set-based into a fresh MySQL
+ * database, runs ExpiryService.sweep() until all are expired, and reports rows per second and the
+ * process's peak memory. Runs at several sizes (default 25 000, 50 000, 100 000) to show that
+ * memory stays flat as the count grows.
+ *
+ *   npm run bench:expiry
+ *   BENCH_SIZES=100000 BENCH_BATCH=500 BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/ npm run bench:expiry
+ *   BENCH_LIVE_HEAP_MS=1000 npm run bench:expiry   # also force a GC each second: the live heap
+ */
+import 'reflect-metadata';
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { createConnection } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { createApp } from '../src/app.factory';
+import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { loadConfig } from '../src/config/app-config';
+import { CurrenciesService } from '../src/currencies/currencies.service';
+import { EXPIRY_BATCH_SIZE, ExpiryService } from '../src/expiry/expiry.service';
+import { GatewaysService } from '../src/gateways/gateways.service';
+import { insertDueTransactions } from '../test/factories/due-transactions';
+import { gatewayInput } from '../test/setup/fixtures';
+
+const serverUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+const sizes = (process.env.BENCH_SIZES ?? '25000,50000,100000').split(',').map((n) => Number(n.trim()));
+const batchSize = Number(process.env.BENCH_BATCH ?? EXPIRY_BATCH_SIZE);
+/** With a value (ms), also forces a GC that often during the sweep and reports the largest live heap. */
+const liveHeapEveryMs = Number(process.env.BENCH_LIVE_HEAP_MS ?? 0);
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+interface RunResult {
+  rows: number;
+  insertSeconds: number;
+  sweepSeconds: number;
+  rowsPerSecond: number;
+  batches: number;
+  baselineRssMb: number;
+  peakRssMb: number;
+  baselineHeapMb: number;
+  peakHeapMb: number;
+  /** Heap still in use after a GC once the sweep is done (what the sweep kept). */
+  heapAfterGcMb: number;
+  /** Largest heap after a forced GC during the sweep (BENCH_LIVE_HEAP_MS only). */
+  maxLiveHeapMb: number | null;
+}
+
+async function withDatabase<T>(run: (url: string) => Promise<T>): Promise<T> {
+  const name = `checkout_bench_expiry_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const admin = await createConnection({ uri: serverUrl });
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  try {
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return await run(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await admin.end();
+  }
+}
+
+async function runOnce(rows: number): Promise<RunResult> {
+  return withDatabase(async (databaseUrl) => {
+    const config = loadConfig({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'silent',
+      EXPIRY_SWEEP_SECONDS: '86400', // the job stays out of the way: the bench calls sweep()
+      ADMIN_USERNAME: 'admin',
+      ADMIN_PASSWORD: 'bench-password-1',
+    });
+    const { app } = await createApp(config);
+    await app.init();
+    try {
+      const ds = app.get<DataSource>(getDataSourceToken());
+      await app.get(CurrenciesService).create('KWD');
+      await app.get(GatewaysService).create(gatewayInput());
+
+      // Each expired event gets one delivery row (an e-mail, kept as skipped: no SMTP here). The rows
+      // are inserted by a child process, so its memory does not count as the sweep's.
+      let started = process.hrtime.bigint();
+      await insertInChild(databaseUrl, rows);
+      const insertSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+
+      gc();
+      const baseline = process.memoryUsage();
+      let peakRss = baseline.rss;
+      let peakHeap = baseline.heapUsed;
+      const sample = () => {
+        const m = process.memoryUsage();
+        peakRss = Math.max(peakRss, m.rss);
+        peakHeap = Math.max(peakHeap, m.heapUsed);
+      };
+      const sampler = setInterval(sample, 25);
+      let maxLive: number | null = null;
+      const liveTimer =
+        liveHeapEveryMs > 0
+          ? setInterval(() => {
+              gc();
+              maxLive = Math.max(maxLive ?? 0, process.memoryUsage().heapUsed);
+            }, liveHeapEveryMs)
+          : null;
+      started = process.hrtime.bigint();
+      const result = await app.get(ExpiryService).sweep({ batchSize });
+      const sweepSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      clearInterval(sampler);
+      if (liveTimer) clearInterval(liveTimer);
+      sample();
+      gc();
+      const afterGc = process.memoryUsage().heapUsed;
+
+      const [left] = await ds.query<{ n: string }[]>(
+        `SELECT COUNT(*) AS n FROM transactions WHERE state <> 'expired'`,
+      );
+      const [events] = await ds.query<{ n: string }[]>(
+        `SELECT COUNT(*) AS n FROM events WHERE event = 'expired'`,
+      );
+      if (Number(left.n) !== 0 || Number(events.n) !== rows || result.expired !== rows) {
+        throw new Error(
+          `Sweep incomplete: ${result.expired} expired, ${left.n} left, ${events.n} expired events`,
+        );
+      }
+      return {
+        rows,
+        insertSeconds: Math.round(insertSeconds * 10) / 10,
+        sweepSeconds: Math.round(sweepSeconds * 100) / 100,
+        rowsPerSecond: Math.round(rows / sweepSeconds),
+        batches: result.batches,
+        baselineRssMb: mb(baseline.rss),
+        peakRssMb: mb(peakRss),
+        baselineHeapMb: mb(baseline.heapUsed),
+        peakHeapMb: mb(peakHeap),
+        heapAfterGcMb: mb(afterGc),
+        maxLiveHeapMb: maxLive === null ? null : mb(maxLive),
+      };
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+/** Runs the INSERTs in a child process (this same file, `insert` mode). */
+function insertInChild(databaseUrl: string, rows: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, ['insert', databaseUrl, String(rows)], { stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`insert child exited with ${code}`)),
+    );
+  });
+}
+
+/** `runOnce(rows)` in a child process (this same file, `run` mode); its result comes back by IPC. */
+function runInChild(rows: number): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, ['run', String(rows)], { stdio: 'inherit' });
+    let result: RunResult | null = null;
+    child.on('message', (message) => (result = message as RunResult));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 && result ? resolve(result) : reject(new Error(`run child exited with ${code}`)),
+    );
+  });
+}
+
+async function runMode(rows: number): Promise<void> {
+  const result = await runOnce(rows);
+  await new Promise<void>((resolve, reject) =>
+    process.send!(result, (error: Error | null) => (error ? reject(error) : resolve())),
+  );
+  process.disconnect();
+}
+
+async function insertMode(databaseUrl: string, rows: number): Promise<void> {
+  const ds = await new DataSource(buildDataSourceOptions({ type: 'mysql', url: databaseUrl })).initialize();
+  try {
+    await insertDueTransactions(ds, rows, {
+      chunk: 1000,
+      overrides: { customerEmail: 'customer@example.com', notifications: { email: ['expired'] } },
+    });
+  } finally {
+    await ds.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`Expiry sweep benchmark: MySQL ${serverUrl}, batch ${batchSize}, sizes ${sizes.join(', ')}`);
+  const results: RunResult[] = [];
+  for (const rows of sizes) {
+    // Each size in a fresh process, so one run's memory does not carry into the next.
+    const r = await runInChild(rows);
+    results.push(r);
+    console.log(
+      `${r.rows} rows: swept in ${r.sweepSeconds} s (${r.rowsPerSecond} rows/s, ${r.batches} batches); ` +
+        `RSS ${r.baselineRssMb} -> peak ${r.peakRssMb} MB, heap ${r.baselineHeapMb} -> peak ${r.peakHeapMb} MB ` +
+        `, after GC ${r.heapAfterGcMb} MB${r.maxLiveHeapMb === null ? '' : `, max live ${r.maxLiveHeapMb} MB`} ` +
+        `(insert took ${r.insertSeconds} s)`,
+    );
+  }
+  console.log(
+    '\n| due rows | sweep s | rows/s | batches | RSS base → peak MB | heap base → peak MB | heap after GC MB | max live heap MB |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    console.log(
+      `| ${r.rows} | ${r.sweepSeconds} | ${r.rowsPerSecond} | ${r.batches} | ${r.baselineRssMb} → ${r.peakRssMb} | ${r.baselineHeapMb} → ${r.peakHeapMb} | ${r.heapAfterGcMb} | ${r.maxLiveHeapMb ?? '—'} |`,
+    );
+  }
+  console.log(`\nJSON ${JSON.stringify(results)}`);
+}
+
+const [mode, ...args] = process.argv.slice(2);
+const job =
+  mode === 'insert'
+    ? insertMode(args[0], Number(args[1]))
+    : mode === 'run'
+      ? runMode(Number(args[0]))
+      : main();
+job.catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
