@@ -3,6 +3,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AdminConfigModule } from './admin-config/admin-config.module';
 import { AuthModule } from './auth/auth.module';
+import { CheckoutModule } from './checkout/checkout.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { ErrorFilter } from './common/errors/error.filter';
 import { createValidationPipe } from './common/validation/validation.pipe';
@@ -34,6 +35,7 @@ export class AppModule {
         PaymentsModule,
         OperationsModule,
         ExpiryModule,
+        CheckoutModule,
         HealthModule,
         BootstrapModule,
       ],

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source-options';
 import { runMigrations } from './migration-runner';
+import { serializeTransactions } from './serial-transactions';
 
 /** The shared TypeORM data layer: connects, applies migrations, then the app starts. */
 @Module({})
@@ -18,6 +19,7 @@ export class DatabaseModule {
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             await runMigrations(dataSource);
+            serializeTransactions(dataSource);
             return dataSource;
           },
         }),

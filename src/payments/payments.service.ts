@@ -85,7 +85,10 @@ export class PaymentsService {
     const attempt = await this.claim(opened);
     // Re-read under the claim: an attempt that finished meanwhile may have paid it already. The
     // gateway is then asked for the amount stored now.
-    const tx = await this.transactions.get(sessionId);
+    let tx = await this.transactions.get(sessionId);
+    if (isPayable(tx.state) && tx.expiresAt.getTime() <= Date.now()) {
+      tx = (await this.transitions.expireIfDue(tx)).transaction ?? tx;
+    }
     if (!isPayable(tx.state)) {
       await this.attempts.release(attempt.referenceNumber);
       throw notPayable(tx);

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { transactionBody } from '../factories/transaction.factory';
+import { TransactionDriver } from '../factories/transaction-states';
 import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 
@@ -124,6 +125,52 @@ describe('test helper: pay a sandbox transaction with a test card', () => {
       .expect(200);
     assert.equal(res.body.state, 'authorized');
     assert.equal(res.body.operation, 'authorize');
+  });
+
+  describe('every attempt outcome from every payable state', () => {
+    const outcomes = [
+      { card: SUCCESS, gateway: 'sandbox', to: 'paid' },
+      { card: SUCCESS, gateway: 'sandbox-auth', to: 'authorized' },
+      { card: DECLINED, gateway: 'sandbox', to: 'failed' },
+      { card: ERROR, gateway: 'sandbox', to: 'error' },
+    ] as const;
+    for (const from of ['created', 'failed', 'error'] as const) {
+      for (const o of outcomes) {
+        it(`moves ${from} to ${o.to} (${o.gateway}, ${o.card})`, async () => {
+          const d = new TransactionDriver(t, s.apiKey);
+          const id = await d.inState(from, { pg_codes: [o.gateway] });
+          const res = await t
+            .http()
+            .post(pay(id))
+            .set('Authorization', s.apiKey)
+            .send({ card: o.card })
+            .expect(200);
+          assert.equal(res.body.state, o.to);
+        });
+      }
+    }
+    for (const from of [
+      'paid',
+      'authorized',
+      'captured',
+      'canceled',
+      'expired',
+      'voided',
+      'refunded',
+    ] as const) {
+      it(`refuses an attempt on a ${from} transaction with 409`, async () => {
+        const d = new TransactionDriver(t, s.apiKey);
+        const id = await d.inState(from);
+        const res = await t
+          .http()
+          .post(pay(id))
+          .set('Authorization', s.apiKey)
+          .send({ card: SUCCESS })
+          .expect(409);
+        assert.deepEqual(res.body, { detail: `A transaction in state "${from}" can no longer be paid.` });
+        assert.equal((await d.get(id)).state, from);
+      });
+    }
   });
 
   it('refuses a transaction that is no longer payable with 409', async () => {

@@ -1,0 +1,83 @@
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { NotFound } from '../common/errors/domain-errors';
+import { CARD_ICON_SVG, STYLESHEET } from './assets';
+import { CheckoutPagesService } from './checkout-pages.service';
+import { CsrfGuard, issueCsrfToken, readCookie, CSRF_COOKIE } from './csrf';
+import { PageErrorFilter } from './page-error.filter';
+import { sendPage } from './page-response';
+
+const ICON_FILE = /^[a-z0-9_-]{1,64}\.svg$/;
+
+/** The hosted pages (SPEC §9). Server-rendered HTML; not part of the JSON API's OpenAPI document. */
+@ApiExcludeController()
+@Controller('b/checkout')
+@UseFilters(PageErrorFilter)
+export class CheckoutPagesController {
+  constructor(private readonly pages: CheckoutPagesService) {}
+
+  @Get('redirect/start')
+  async start(@Query('session_id') sessionId: unknown, @Res() res: Response): Promise<void> {
+    sendPage(res, await this.pages.start(sessionId));
+  }
+
+  @Get('txn/:session_id')
+  async checkout(
+    @Param('session_id') sessionId: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const token = issueCsrfToken(req, res, this.pages.secureCookies);
+    sendPage(res, await this.pages.checkout(sessionId, token));
+  }
+
+  @Post('txn/:session_id/cancel')
+  @UseGuards(CsrfGuard)
+  async cancel(
+    @Param('session_id') sessionId: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendPage(res, await this.pages.cancel(sessionId, readCookie(req, CSRF_COOKIE) ?? ''));
+  }
+
+  @Get('pay/:pg_code')
+  async paymentForm(
+    @Param('pg_code') pgCode: string,
+    @Query('session_id') sessionId: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const token = issueCsrfToken(req, res, this.pages.secureCookies);
+    sendPage(res, await this.pages.paymentForm(sessionId, pgCode, token));
+  }
+
+  @Post('pay/:pg_code')
+  @UseGuards(CsrfGuard)
+  async pay(
+    @Param('pg_code') pgCode: string,
+    @Query('session_id') sessionId: unknown,
+    @Body() body: Record<string, unknown>,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendPage(res, await this.pages.pay(sessionId, pgCode, body.card, readCookie(req, CSRF_COOKIE) ?? ''));
+  }
+
+  @Get('static/checkout.css')
+  stylesheet(@Res() res: Response): void {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type('text/css').send(STYLESHEET);
+  }
+
+  @Get('static/icons/:file')
+  icon(@Param('file') file: string, @Res() res: Response): void {
+    if (!ICON_FILE.test(file)) throw new NotFound();
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    res.type('image/svg+xml').send(CARD_ICON_SVG);
+  }
+}

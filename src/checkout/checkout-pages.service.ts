@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import { AdminConfigService } from '../admin-config/admin-config.service';
+import { DomainError, FieldErrors } from '../common/errors/domain-errors';
+import { AppConfig } from '../config/app-config';
+import { PaymentsService } from '../payments/payments.service';
+import type { TransactionDto } from '../transactions/dto/transaction.dto';
+import type { Transaction } from '../transactions/transaction.entity';
+import { TransactionsService } from '../transactions/transactions.service';
+import { TransitionService } from '../transactions/transition.service';
+import { pageLanguage, stringsFor } from './i18n';
+import { originOf, type PageResponse } from './page-response';
+import { checkoutPage, paymentPage, resultPage } from './templates';
+
+/** Our own page paths (relative: the browser stays on the origin it came in through). */
+export const checkoutPagePath = (sessionId: string): string => `/b/checkout/txn/${sessionId}`;
+const cancelPath = (sessionId: string): string => `/b/checkout/txn/${sessionId}/cancel`;
+
+/**
+ * The hosted pages (SPEC §9): checkout page, the sandbox gateway's payment page, and what follows an
+ * attempt or a cancel. Amounts always come from the stored transaction; the browser only sends a
+ * card number (never stored) and the CSRF token.
+ */
+@Injectable()
+export class CheckoutPagesService {
+  constructor(
+    private readonly payments: PaymentsService,
+    private readonly transactions: TransactionsService,
+    private readonly transitions: TransitionService,
+    private readonly adminConfig: AdminConfigService,
+    private readonly config: AppConfig,
+  ) {}
+
+  get secureCookies(): boolean {
+    return this.config.publicBaseUrl.startsWith('https://');
+  }
+
+  /** `checkout_url`: sends the customer on to the checkout page (404 page when unknown). */
+  async start(sessionId: unknown): Promise<PageResponse> {
+    const tx = await this.transactions.get(typeof sessionId === 'string' ? sessionId : '');
+    return { kind: 'redirect', status: 302, location: checkoutPagePath(tx.sessionId) };
+  }
+
+  async checkout(sessionId: string, csrfToken: string): Promise<PageResponse> {
+    const { transaction } = await this.payments.open(sessionId);
+    const ctx = await this.context(transaction);
+    return this.htmlPage(
+      200,
+      checkoutPage(
+        { tx: ctx.dto, merchantName: ctx.merchantName, csrfToken, cancelAction: cancelPath(sessionId) },
+        ctx.language,
+      ),
+      ctx,
+    );
+  }
+
+  async paymentForm(
+    sessionId: unknown,
+    pgCode: string,
+    csrfToken: string,
+    status = 200,
+    cardInvalid = false,
+  ): Promise<PageResponse> {
+    const { transaction, gateway } = await this.payments.open(asSessionId(sessionId), pgCode);
+    const ctx = await this.context(transaction);
+    return this.htmlPage(
+      status,
+      paymentPage(
+        {
+          tx: ctx.dto,
+          merchantName: ctx.merchantName,
+          methodName: gateway.name,
+          isSandbox: gateway.type === 'sandbox',
+          csrfToken,
+          checkoutUrl: checkoutPagePath(transaction.sessionId),
+          cardError: cardInvalid ? stringsFor(ctx.language).invalidCard : undefined,
+        },
+        ctx.language,
+      ),
+      ctx,
+    );
+  }
+
+  async pay(sessionId: unknown, pgCode: string, card: unknown, csrfToken: string): Promise<PageResponse> {
+    const id = asSessionId(sessionId);
+    try {
+      const attempt = await this.payments.attempt(id, { card, pgCode });
+      return this.finish(attempt.transaction, attempt.referenceNumber);
+    } catch (error) {
+      if (error instanceof FieldErrors) return this.paymentForm(id, pgCode, csrfToken, 400, true);
+      if (error instanceof DomainError && error.status === 409) {
+        // Not payable (any more): show what it is now.
+        return this.paymentForm(id, pgCode, csrfToken, 409);
+      }
+      throw error;
+    }
+  }
+
+  /** The customer cancels on the checkout page (SPEC §5 payable → canceled). */
+  async cancel(sessionId: string, csrfToken: string): Promise<PageResponse> {
+    const { transaction } = await this.payments.open(sessionId);
+    const outcome = await this.transitions.apply(transaction, {
+      trigger: 'cancel',
+      details: { result: 'canceled' },
+    });
+    if (!outcome.applied) {
+      const page = await this.checkout(sessionId, csrfToken);
+      return page.kind === 'html' ? { ...page, status: 409 } : page;
+    }
+    return this.finish(outcome.transaction, '');
+  }
+
+  /** After an attempt or a cancel: on to `redirect_url` with the outcome, or a result page. */
+  private async finish(tx: Transaction, referenceNumber: string): Promise<PageResponse> {
+    const target = await this.redirectTarget(tx);
+    if (target) {
+      const url = new URL(target);
+      url.searchParams.set('session_id', tx.sessionId);
+      url.searchParams.set('order_no', tx.orderNo ?? '');
+      url.searchParams.set('reference_number', referenceNumber);
+      url.searchParams.set('state', tx.state);
+      return { kind: 'redirect', status: 303, location: url.toString() };
+    }
+    const ctx = await this.context(tx);
+    return this.htmlPage(
+      200,
+      resultPage(
+        {
+          tx: ctx.dto,
+          merchantName: ctx.merchantName,
+          referenceNumber,
+          checkoutUrl: checkoutPagePath(tx.sessionId),
+        },
+        ctx.language,
+      ),
+      ctx,
+    );
+  }
+
+  private async redirectTarget(tx: Transaction): Promise<string | null> {
+    if (tx.redirectUrl) return tx.redirectUrl;
+    return (await this.adminConfig.get()).defaultRedirectUrl ?? null;
+  }
+
+  private async context(tx: Transaction) {
+    const [view, admin, redirect] = await Promise.all([
+      this.transactions.represent(tx),
+      this.adminConfig.get(),
+      this.redirectTarget(tx),
+    ]);
+    return {
+      dto: view.body,
+      merchantName: admin.merchantName,
+      language: pageLanguage(tx.language),
+      redirectOrigin: originOf(redirect),
+    };
+  }
+
+  private htmlPage(
+    status: number,
+    html: string,
+    ctx: { dto: TransactionDto; redirectOrigin: string | null },
+  ): PageResponse {
+    return {
+      kind: 'html',
+      status,
+      html,
+      // After a POST the browser follows our 303 to redirect_url: form-action must allow it.
+      formTargets: ctx.redirectOrigin ? [ctx.redirectOrigin] : [],
+      imageSources: ctx.dto.payment_methods.map((m) => originOf(m.icon)).filter((o): o is string => !!o),
+    };
+  }
+}
+
+/** A session id from the query string; anything else is no session (404). */
+function asSessionId(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AdminConfigModule } from '../admin-config/admin-config.module';
+import { PaymentsModule } from '../payments/payments.module';
+import { TransactionsModule } from '../transactions/transactions.module';
+import { CheckoutPagesController } from './checkout-pages.controller';
+import { CheckoutPagesService } from './checkout-pages.service';
+import { CsrfGuard } from './csrf';
+
+/** The hosted checkout page and the sandbox gateway's payment page (SPEC §9). */
+@Module({
+  imports: [PaymentsModule, TransactionsModule, AdminConfigModule],
+  controllers: [CheckoutPagesController],
+  providers: [CheckoutPagesService, CsrfGuard],
+})
+export class CheckoutModule {}

@@ -1,0 +1,43 @@
+import type { Response } from 'express';
+
+/** What a page handler answers: HTML, or a redirect, plus what its CSP must allow. */
+export type PageResponse =
+  | { kind: 'html'; status: number; html: string; formTargets?: string[]; imageSources?: string[] }
+  | { kind: 'redirect'; status: 302 | 303; location: string };
+
+/** The origin of an absolute URL, for a CSP source list; null when it is not http(s). */
+export function originOf(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A strict Content-Security-Policy: nothing but our stylesheet, images and form targets. */
+export function contentSecurityPolicy(formTargets: string[] = [], imageSources: string[] = []): string {
+  const unique = (values: string[]) => [...new Set(values.filter((v) => /^https?:\/\/[^\s;,']+$/.test(v)))];
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    ["img-src 'self'", ...unique(imageSources)].join(' '),
+    ["form-action 'self'", ...unique(formTargets)].join(' '),
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export function sendPage(res: Response, page: PageResponse): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  if (page.kind === 'redirect') {
+    res.status(page.status).setHeader('Location', page.location).end();
+    return;
+  }
+  res.setHeader('Content-Security-Policy', contentSecurityPolicy(page.formTargets, page.imageSources));
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.status(page.status).type('html').send(page.html);
+}

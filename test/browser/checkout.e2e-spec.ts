@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { GatewaysService } from '../../src/gateways/gateways.service';
+import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
+import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
+import { startApp, TestApp } from '../setup/test-app';
+
+/** Debian's chromium, driven by playwright-core (never a downloaded browser). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
+
+/** The merchant's site: records every request's URL and says thanks. */
+async function startMerchantSite(): Promise<{ url: string; visits: URL[]; server: Server }> {
+  const visits: URL[] = [];
+  const server = createServer((req, res) => {
+    visits.push(new URL(req.url ?? '/', 'http://merchant.invalid'));
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Merchant</title><h1>Thank you</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, visits, server };
+}
+
+describe('checkout in a real browser (Debian chromium)', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let d: TransactionDriver;
+  let browser: Browser;
+  let merchant: Awaited<ReturnType<typeof startMerchantSite>>;
+
+  before(async () => {
+    [t, merchant, browser] = await Promise.all([
+      startApp(),
+      startMerchantSite(),
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+    ]);
+    s = await seedBasics(t);
+    await t.app
+      .get(GatewaysService)
+      .create(gatewayInput({ code: 'sandbox-auth', name: 'Sandbox authorize', operation: 'authorize' }));
+    d = new TransactionDriver(t, s.apiKey);
+  });
+  after(async () => {
+    await browser?.close();
+    merchant?.server.close();
+    await t?.close();
+  });
+
+  /** A fresh page that fails the test on any CSP violation or page error. */
+  async function newPage(): Promise<{ page: Page; problems: string[]; close: () => Promise<void> }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      // Chromium's own /favicon.ico probe is not the page's doing.
+      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) {
+        problems.push(`${m.text()} (${m.location().url})`);
+      }
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    return { page, problems, close: () => context.close() };
+  }
+
+  const cases = [
+    { card: TEST_CARDS.success, state: 'paid', gateway: 'sandbox', method: 'Sandbox card' },
+    { card: TEST_CARDS.declined, state: 'failed', gateway: 'sandbox', method: 'Sandbox card' },
+    { card: TEST_CARDS.error, state: 'error', gateway: 'sandbox', method: 'Sandbox card' },
+    { card: TEST_CARDS.success, state: 'authorized', gateway: 'sandbox-auth', method: 'Sandbox authorize' },
+  ] as const;
+
+  for (const c of cases) {
+    it(`pays with ${c.card} through ${c.gateway} and lands on redirect_url with state ${c.state}`, async () => {
+      const orderNo = `B-${c.state}`;
+      const tx = await d.create({
+        pg_codes: [c.gateway],
+        order_no: orderNo,
+        redirect_url: `${merchant.url}/return?shop=demo`,
+      });
+      const { page, problems, close } = await newPage();
+      try {
+        await page.goto(String(tx.checkout_url));
+        await page.getByRole('heading', { name: 'Checkout' }).waitFor();
+        assert.equal(await page.getByTestId('amount').textContent(), '86.000 KWD');
+        // The stylesheet loaded under the CSP.
+        assert.equal(
+          await page.evaluate("getComputedStyle(document.querySelector('main')).backgroundColor"),
+          'rgb(255, 255, 255)',
+        );
+        if (c.state === 'paid') {
+          mkdirSync(ARTIFACTS, { recursive: true });
+          await page.screenshot({ path: join(ARTIFACTS, 'checkout-page.png'), fullPage: true });
+        }
+        await page.getByRole('link', { name: c.method }).click();
+        await page.getByLabel('Card number').fill(c.card);
+        await page.getByRole('button', { name: 'Pay' }).click();
+        await page.waitForURL((url) => url.href.startsWith(`${merchant.url}/return`));
+
+        const landed = new URL(page.url());
+        assert.equal(landed.searchParams.get('shop'), 'demo');
+        assert.equal(landed.searchParams.get('session_id'), tx.session_id);
+        assert.equal(landed.searchParams.get('order_no'), orderNo);
+        assert.equal(landed.searchParams.get('state'), c.state);
+        assert.match(String(landed.searchParams.get('reference_number')), /^[0-9A-F]{20}$/);
+        assert.ok(merchant.visits.some((v) => v.searchParams.get('session_id') === tx.session_id));
+
+        const now = await d.get(String(tx.session_id));
+        assert.equal(now.state, c.state);
+        assert.equal(now.paid_amount, c.state === 'paid' ? '86.000' : '0.000');
+        assert.deepEqual(problems, []);
+      } finally {
+        await close();
+      }
+    });
+  }
+
+  it('pays with the keyboard only: the card field, then Pay, in focus order', async () => {
+    const tx = await d.create({ redirect_url: `${merchant.url}/return` });
+    const { page, problems, close } = await newPage();
+    try {
+      const method = (tx.payment_methods as { redirect_url: string }[])[0];
+      await page.goto(method.redirect_url);
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement.id'), 'card');
+      await page.keyboard.type(TEST_CARDS.success);
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement.textContent.trim()'), 'Pay');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.href.startsWith(`${merchant.url}/return`));
+      assert.equal(new URL(page.url()).searchParams.get('state'), 'paid');
+      assert.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it('cancels from the checkout page and lands on redirect_url with state canceled', async () => {
+    const tx = await d.create({ redirect_url: `${merchant.url}/return` });
+    const { page, close } = await newPage();
+    try {
+      await page.goto(String(tx.checkout_url));
+      await page.getByRole('button', { name: 'Cancel payment' }).click();
+      await page.waitForURL((url) => url.href.startsWith(`${merchant.url}/return`));
+      assert.equal(new URL(page.url()).searchParams.get('state'), 'canceled');
+      assert.equal((await d.get(String(tx.session_id))).state, 'canceled');
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows a result page when there is no redirect_url', async () => {
+    const tx = await d.create();
+    const { page, close } = await newPage();
+    try {
+      await page.goto(String(tx.checkout_url));
+      await page.getByRole('link', { name: 'Sandbox card' }).click();
+      await page.getByLabel('Card number').fill(TEST_CARDS.declined);
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await page.getByRole('heading', { name: 'Payment status' }).waitFor();
+      assert.equal(
+        await page.getByRole('status').textContent(),
+        'The payment was declined. You can try again.',
+      );
+      await page.getByRole('link', { name: 'Try again' }).click();
+      await page.getByRole('link', { name: 'Sandbox card' }).click();
+      await page.getByLabel('Card number').fill(TEST_CARDS.success);
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await page.getByText('This payment is complete.').waitFor();
+      assert.equal((await d.get(String(tx.session_id))).state, 'paid');
+    } finally {
+      await close();
+    }
+  });
+
+  it('renders an Arabic checkout page right-to-left', async () => {
+    const tx = await d.create({ language: 'ar' });
+    const { page, problems, close } = await newPage();
+    try {
+      await page.goto(String(tx.checkout_url));
+      await page.getByRole('heading', { name: 'الدفع', exact: true }).waitFor();
+      assert.equal(await page.evaluate('document.documentElement.dir'), 'rtl');
+      assert.equal(await page.evaluate('getComputedStyle(document.body).direction'), 'rtl');
+      // Mirrored layout: the label ("المبلغ") sits to the right of the amount.
+      const label = await page.locator('.summary dt').first().boundingBox();
+      const value = await page.getByTestId('amount').boundingBox();
+      assert.ok(label && value && label.x > value.x, 'label right of value');
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'checkout-page-ar.png'), fullPage: true });
+      assert.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TEST_CARDS, TransactionDriver, testPayPath } from '../factories/transaction-states';
+import { Seeded, seedBasics } from '../setup/fixtures';
+import { startApp, TestApp } from '../setup/test-app';
+
+/** The real `fs` module object (an ES import would give a frozen copy of its bindings). */
+const fs = process.getBuiltinModule('node:fs');
+const DIGITS = Object.values(TEST_CARDS).map((c) => c.replace(/ /g, ''));
+
+/**
+ * SPEC §14: card data is never logged. The app logs at `trace` here and pino's synchronous writes
+ * to stdout/stderr are captured (pino writes through fs.writeSync, not process.stdout).
+ */
+describe('card numbers never reach the logs', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let d: TransactionDriver;
+  const captured: string[] = [];
+  const originalWriteSync = fs.writeSync;
+  const originalWrite = fs.write;
+  /** A pino line for stdout/stderr: captured (and kept out of the test report) instead of written. */
+  const capture = (fd: unknown, data: unknown): number | null => {
+    if ((fd === 1 || fd === 2) && (typeof data === 'string' || Buffer.isBuffer(data))) {
+      const text = String(data);
+      if (text.startsWith('{"level"')) {
+        captured.push(text);
+        return Buffer.byteLength(text);
+      }
+    }
+    return null;
+  };
+
+  before(async () => {
+    (fs as { writeSync: unknown }).writeSync = (fd: number, data: unknown, ...rest: unknown[]): number =>
+      capture(fd, data) ?? (originalWriteSync as (...args: unknown[]) => number).call(fs, fd, data, ...rest);
+    (fs as { write: unknown }).write = (fd: number, data: unknown, ...rest: unknown[]): void => {
+      const written = capture(fd, data);
+      if (written === null) {
+        (originalWrite as (...args: unknown[]) => void).call(fs, fd, data, ...rest);
+        return;
+      }
+      const callback = rest[rest.length - 1] as (error: null, n: number) => void;
+      process.nextTick(() => callback(null, written));
+    };
+    t = await startApp({ env: { LOG_LEVEL: 'trace' } });
+    s = await seedBasics(t);
+    d = new TransactionDriver(t, s.apiKey);
+  });
+  after(async () => {
+    await t.close();
+    (fs as { writeSync: unknown }).writeSync = originalWriteSync;
+    (fs as { write: unknown }).write = originalWrite;
+  });
+
+  it('logs requests, but not the card of any attempt (helper, page, malformed input)', async () => {
+    const helperTx = String((await d.create()).session_id);
+    await t
+      .http()
+      .post(testPayPath(helperTx))
+      .set('Authorization', s.apiKey)
+      .send({ card: TEST_CARDS.error })
+      .expect(200);
+    await t
+      .http()
+      .post(testPayPath(helperTx))
+      .set('Authorization', s.apiKey)
+      .send({ card: TEST_CARDS.declined })
+      .expect(200);
+    await t
+      .http()
+      .post(testPayPath(helperTx))
+      .set('Authorization', s.apiKey)
+      .set('Content-Type', 'application/json')
+      .send(`{"card": "${DIGITS[0]}"`)
+      .expect(400);
+    await t
+      .http()
+      .post(`${testPayPath(helperTx)}?card=${DIGITS[0]}`)
+      .set('Authorization', s.apiKey)
+      .send({ card: TEST_CARDS.success })
+      .expect(200);
+
+    const pageTx = await d.create();
+    const method = (pageTx.payment_methods as { redirect_url: string }[])[0];
+    const path = new URL(method.redirect_url).pathname + new URL(method.redirect_url).search;
+    const page = await t.http().get(path).expect(200);
+    const cookie = String(page.headers['set-cookie']?.[0] ?? '').split(';')[0];
+    const token = /name="csrf_token" value="([0-9a-f]{64})"/.exec(page.text)?.[1] ?? '';
+    await t
+      .http()
+      .post(path)
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrf_token: token, card: `${DIGITS[1]}x` })
+      .expect(400);
+    await t
+      .http()
+      .post(path)
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrf_token: token, card: TEST_CARDS.success })
+      .expect(200);
+
+    const logs = captured.join('');
+    assert.ok(captured.length >= 8, `request lines were logged (${captured.length})`);
+    assert.ok(logs.includes(testPayPath(helperTx).replace(/\/$/, '')) || logs.includes(helperTx));
+    for (const digits of DIGITS) {
+      assert.ok(!logs.includes(digits), `no ${digits} in the logs`);
+      assert.ok(!logs.includes(digits.replace(/(\d{4})(?=\d)/g, '$1 ')), `no spaced ${digits} in the logs`);
+    }
+  });
+});

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EntityManager } from 'typeorm';
+import type { EventDetails, EventName } from '../../src/events/event-types';
+import { OutboxService } from '../../src/events/outbox.service';
+import type { Transaction } from '../../src/transactions/transaction.entity';
+import { TransactionsService } from '../../src/transactions/transactions.service';
+import { TransitionService } from '../../src/transactions/transition.service';
+import { TransactionDriver } from '../factories/transaction-states';
+import { Seeded, seedBasics } from '../setup/fixtures';
+import { startApp, TestApp } from '../setup/test-app';
+
+interface Recorded {
+  sessionId: string;
+  state: string;
+  version: number;
+  event: EventName;
+  details: EventDetails;
+  inTransaction: boolean;
+}
+
+describe('TransitionService: the one way a state changes', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let d: TransactionDriver;
+  let transitions: TransitionService;
+  const recorded: Recorded[] = [];
+
+  before(async () => {
+    t = await startApp();
+    s = await seedBasics(t);
+    d = new TransactionDriver(t, s.apiKey);
+    transitions = t.app.get(TransitionService);
+    // Observe the outbox seam (the real service still runs).
+    const outbox = t.app.get(OutboxService);
+    const record = outbox.record.bind(outbox);
+    outbox.record = (
+      manager: EntityManager,
+      tx: Transaction,
+      event: EventName,
+      details: EventDetails = {},
+    ) => {
+      recorded.push({
+        sessionId: tx.sessionId,
+        state: tx.state,
+        version: tx.version,
+        event,
+        details,
+        inTransaction: manager.queryRunner?.isTransactionActive === true,
+      });
+      return record(manager, tx, event, details);
+    };
+  });
+  after(() => t.close());
+
+  const eventsOf = (id: string) => recorded.filter((r) => r.sessionId === id);
+
+  it('writes the new state, bumps the version and records the event inside the same DB transaction', async () => {
+    const id = String((await d.create()).session_id);
+    const outcome = await transitions.apply(id, { trigger: 'cancel', details: { operation: 'cancel' } });
+    assert.equal(outcome.applied, true);
+    assert.equal(outcome.transaction?.state, 'canceled');
+    assert.equal(outcome.transaction?.version, 2);
+    const events = eventsOf(id).filter((e) => e.event !== 'created');
+    assert.deepEqual(
+      events.map((e) => [e.event, e.state, e.version, e.details.operation, e.inTransaction]),
+      [['canceled', 'canceled', 2, 'cancel', true]],
+    );
+  });
+
+  it('emits failed for a gateway error', async () => {
+    const id = String((await d.create()).session_id);
+    const outcome = await transitions.apply(id, {
+      trigger: 'attempt_error',
+      details: { referenceNumber: 'R1' },
+    });
+    assert.equal(outcome.transaction?.state, 'error');
+    assert.deepEqual(
+      eventsOf(id)
+        .filter((e) => e.event !== 'created')
+        .map((e) => [e.event, e.details.referenceNumber]),
+      [['failed', 'R1']],
+    );
+  });
+
+  it('refuses a change the table does not allow, writes nothing, and returns the row as it is', async () => {
+    const id = await d.inState('paid');
+    const before = eventsOf(id).length;
+    const outcome = await transitions.apply(id, { trigger: 'cancel' });
+    assert.equal(outcome.applied, false);
+    assert.equal(outcome.transaction?.state, 'paid');
+    assert.equal(eventsOf(id).length, before);
+  });
+
+  it('never overwrites a newer state with a stale row', async () => {
+    const id = String((await d.create()).session_id);
+    const stale = await t.app.get(TransactionsService).get(id);
+    assert.equal((await transitions.apply(stale, { trigger: 'attempt_paid' })).applied, true);
+    const second = await transitions.apply(stale, { trigger: 'cancel' });
+    assert.equal(second.applied, false);
+    assert.equal(second.transaction?.state, 'paid');
+  });
+
+  it('honours a version guard, so read-modify-write of amounts loses no update', async () => {
+    const id = await d.inState('paid');
+    const row = await t.app.get(TransactionsService).get(id);
+    const first = await transitions.apply(row, {
+      trigger: 'refund_partial',
+      version: row.version,
+      amounts: { refundedAmount: '1' },
+    });
+    assert.equal(first.applied, true);
+    const second = await transitions.apply(row, {
+      trigger: 'refund_partial',
+      version: row.version,
+      amounts: { refundedAmount: '1' },
+    });
+    assert.equal(second.applied, false);
+    assert.equal((await d.get(id)).refunded_amount, '1.000');
+  });
+
+  it('lets exactly one of many concurrent transitions win', async () => {
+    const id = String((await d.create()).session_id);
+    const triggers = [
+      'attempt_paid',
+      'cancel',
+      'expire',
+      'attempt_authorized',
+      'cancel',
+      'attempt_paid',
+    ] as const;
+    const outcomes = await Promise.all(triggers.map((trigger) => transitions.apply(id, { trigger })));
+    const winners = outcomes.filter((o) => o.applied);
+    assert.equal(winners.length, 1);
+    const winner = winners[0];
+    assert.ok(winner.applied);
+    assert.equal((await d.get(id)).state, winner.transaction.state);
+    assert.equal(winner.transaction.version, 2);
+    assert.equal(eventsOf(id).filter((e) => e.event !== 'created').length, 1);
+    for (const loser of outcomes.filter((o) => !o.applied)) {
+      assert.equal(loser.transaction?.state, winner.transaction.state);
+    }
+  });
+
+  it('expires only once the deadline has passed, releasing the order_no', async () => {
+    const tx = await d.create({ expiration_time: '00:00:01', order_no: 'exp-1' });
+    const id = String(tx.session_id);
+    const early = await transitions.expireIfDue(id);
+    assert.equal(early.applied, false);
+    assert.equal(early.transaction?.state, 'created');
+    await sleep(1100);
+    const due = await transitions.expireIfDue(id);
+    assert.equal(due.applied, true);
+    assert.equal(due.transaction?.state, 'expired');
+    assert.equal(due.transaction?.liveOrderNo, null);
+    assert.equal(due.transaction?.orderNo, 'exp-1');
+    assert.equal((await transitions.expireIfDue(id)).applied, false);
+    await d.create({ order_no: 'exp-1' });
+  });
+});
