@@ -7,6 +7,7 @@
  *   npm run bench:expiry
  *   BENCH_SIZES=100000 BENCH_BATCH=500 BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/ npm run bench:expiry
  *   BENCH_LIVE_HEAP_MS=1000 npm run bench:expiry   # also force a GC each second: the live heap
+ *   BENCH_MAX_OLD_SPACE_MB=64 npm run bench:expiry  # cap V8's old space: a leak would end in OOM
  */
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
@@ -30,6 +31,8 @@ const sizes = (process.env.BENCH_SIZES ?? '25000,50000,100000').split(',').map((
 const batchSize = Number(process.env.BENCH_BATCH ?? EXPIRY_BATCH_SIZE);
 /** With a value (ms), also forces a GC that often during the sweep and reports the largest live heap. */
 const liveHeapEveryMs = Number(process.env.BENCH_LIVE_HEAP_MS ?? 0);
+/** With a value (MB), runs each size with V8's old space capped there: a leak would end in OOM. */
+const maxOldSpaceMb = Number(process.env.BENCH_MAX_OLD_SPACE_MB ?? 0);
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -158,7 +161,10 @@ function insertInChild(databaseUrl: string, rows: number): Promise<void> {
 /** `runOnce(rows)` in a child process (this same file, `run` mode); its result comes back by IPC. */
 function runInChild(rows: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, ['run', String(rows)], { stdio: 'inherit' });
+    const child = fork(__filename, ['run', String(rows)], {
+      stdio: 'inherit',
+      execArgv: maxOldSpaceMb > 0 ? [`--max-old-space-size=${maxOldSpaceMb}`] : [],
+    });
     let result: RunResult | null = null;
     child.on('message', (message) => (result = message as RunResult));
     child.on('error', reject);
@@ -189,7 +195,11 @@ async function insertMode(databaseUrl: string, rows: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`Expiry sweep benchmark: MySQL ${serverUrl}, batch ${batchSize}, sizes ${sizes.join(', ')}`);
+  console.log(
+    `Expiry sweep benchmark: MySQL ${serverUrl}, batch ${batchSize}, sizes ${sizes.join(', ')}` +
+      (liveHeapEveryMs > 0 ? `, forced GC every ${liveHeapEveryMs} ms` : '') +
+      (maxOldSpaceMb > 0 ? `, old space capped at ${maxOldSpaceMb} MB` : ''),
+  );
   const results: RunResult[] = [];
   for (const rows of sizes) {
     // Each size in a fresh process, so one run's memory does not carry into the next.
