@@ -8,6 +8,7 @@
  *   BENCH_SIZES=100000 BENCH_BATCH=500 BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/ npm run bench:expiry
  *   BENCH_LIVE_HEAP_MS=1000 npm run bench:expiry   # also force a GC each second: the live heap
  *   BENCH_MAX_OLD_SPACE_MB=64 npm run bench:expiry  # cap V8's old space: a leak would end in OOM
+ *   BENCH_PER_ROW=1 BENCH_SIZES=5000 npm run bench:expiry  # baseline: one transition per row
  */
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
@@ -23,6 +24,7 @@ import { loadConfig } from '../src/config/app-config';
 import { CurrenciesService } from '../src/currencies/currencies.service';
 import { EXPIRY_BATCH_SIZE, ExpiryService } from '../src/expiry/expiry.service';
 import { GatewaysService } from '../src/gateways/gateways.service';
+import { TransitionService } from '../src/transactions/transition.service';
 import { insertDueTransactions } from '../test/factories/due-transactions';
 import { gatewayInput } from '../test/setup/fixtures';
 
@@ -31,6 +33,11 @@ const sizes = (process.env.BENCH_SIZES ?? '25000,50000,100000').split(',').map((
 const batchSize = Number(process.env.BENCH_BATCH ?? EXPIRY_BATCH_SIZE);
 /** With a value (ms), also forces a GC that often during the sweep and reports the largest live heap. */
 const liveHeapEveryMs = Number(process.env.BENCH_LIVE_HEAP_MS ?? 0);
+/**
+ * `BENCH_PER_ROW=1`: for comparison, expires the same rows one at a time through
+ * TransitionService.expireIfDue (the pay path's way: one DB transaction and ~6 statements per row).
+ */
+const perRow = process.env.BENCH_PER_ROW === '1';
 /** With a value (MB), runs each size with V8's old space capped there: a leak would end in OOM. */
 const maxOldSpaceMb = Number(process.env.BENCH_MAX_OLD_SPACE_MB ?? 0);
 
@@ -109,7 +116,9 @@ async function runOnce(rows: number): Promise<RunResult> {
             }, liveHeapEveryMs)
           : null;
       started = process.hrtime.bigint();
-      const result = await app.get(ExpiryService).sweep({ batchSize });
+      const result = perRow
+        ? await expirePerRow(app.get(TransitionService), ds)
+        : await app.get(ExpiryService).sweep({ batchSize });
       const sweepSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       clearInterval(sampler);
       if (liveTimer) clearInterval(liveTimer);
@@ -158,6 +167,27 @@ function insertInChild(databaseUrl: string, rows: number): Promise<void> {
   });
 }
 
+/** The per-row baseline: due ids read page by page, each expired in its own DB transaction. */
+async function expirePerRow(
+  transitions: TransitionService,
+  ds: DataSource,
+): Promise<{ expired: number; batches: number }> {
+  const now = new Date();
+  let expired = 0;
+  let batches = 0;
+  for (;;) {
+    const ids = await ds.query<{ session_id: string }[]>(
+      `SELECT session_id FROM transactions WHERE state = 'created' AND expires_at <= ? LIMIT 500`,
+      [now],
+    );
+    if (ids.length === 0) return { expired, batches };
+    batches++;
+    for (const { session_id } of ids) {
+      if ((await transitions.expireIfDue(session_id, now)).applied) expired++;
+    }
+  }
+}
+
 /** `runOnce(rows)` in a child process (this same file, `run` mode); its result comes back by IPC. */
 function runInChild(rows: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
@@ -198,7 +228,8 @@ async function main(): Promise<void> {
   console.log(
     `Expiry sweep benchmark: MySQL ${serverUrl}, batch ${batchSize}, sizes ${sizes.join(', ')}` +
       (liveHeapEveryMs > 0 ? `, forced GC every ${liveHeapEveryMs} ms` : '') +
-      (maxOldSpaceMb > 0 ? `, old space capped at ${maxOldSpaceMb} MB` : ''),
+      (maxOldSpaceMb > 0 ? `, old space capped at ${maxOldSpaceMb} MB` : '') +
+      (perRow ? ', PER ROW (baseline, not the job)' : ''),
   );
   const results: RunResult[] = [];
   for (const rows of sizes) {
