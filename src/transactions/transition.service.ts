@@ -118,10 +118,11 @@ export class TransitionService {
     const rule = ruleFor('expire');
     if (rule.to === 'same') throw new Error('The expire rule must change the state');
     const to = rule.to;
-    const changes: Partial<Transaction> = { state: to, updatedAt: now };
-    if (releasesOrderNo(to)) changes.liveOrderNo = null;
     const event = eventFor('expire', to);
     const work = async (manager: EntityManager) => {
+      // Deadlines are compared with `now` (the sweep's instant); the write is stamped when it happens.
+      const changes: Partial<Transaction> = { state: to, updatedAt: new Date() };
+      if (releasesOrderNo(to)) changes.liveOrderNo = null;
       const ids = await this.transactions.claimDue(rule.from, now, limit, manager);
       if (ids.length === 0) return { claimed: 0, expired: 0 };
       const changed = await this.transactions.transitionManyIf(

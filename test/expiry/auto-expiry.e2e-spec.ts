@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TransactionsRepository } from '../../src/transactions/transactions.repository';
 import { transactionBody } from '../factories/transaction.factory';
 import { insertDueTransactions } from '../factories/due-transactions';
 import { TEST_CARDS, testPayPath, TransactionDriver } from '../factories/transaction-states';
@@ -11,6 +12,7 @@ import {
   expiredEventCounts,
   expiryOf,
   FAST_SWEEP_ENV,
+  idsInState,
   setAutoExpire,
   setDeadline,
   stateCounts,
@@ -168,6 +170,37 @@ describe('expiry sweep: which transactions, and the deadline at its limit', () =
     const events = await expiredEventCounts(ds);
     assert.equal(events.size, before + 130);
     assert.ok([...events.values()].every((n) => n === 1));
+  });
+
+  it('falls back to one transition per row when a claimed row changed before the batch UPDATE', async () => {
+    const ds = dataSourceOf(t);
+    await insertDueTransactions(ds, 6);
+    const repo = t.app.get(TransactionsRepository, { strict: false });
+    const original = repo.transitionManyIf.bind(repo);
+    let paidId = '';
+    // A concurrent writer pays one claimed row between the claim and the batch's UPDATE.
+    repo.transitionManyIf = async (ids, guard, changes, manager) => {
+      repo.transitionManyIf = original;
+      paidId = ids[0];
+      await manager.query(`UPDATE transactions SET state = 'paid', version = version + 1 WHERE id = ?`, [
+        paidId,
+      ]);
+      return original(ids, guard, changes, manager);
+    };
+    try {
+      const result = await expiryOf(t).sweep();
+      // The batch rolled back (the row's payment with it), then each row went through apply().
+      assert.equal(result.expired, 6);
+    } finally {
+      repo.transitionManyIf = original;
+    }
+    assert.notEqual(paidId, '');
+    const events = await expiredEventCounts(ds);
+    assert.equal(events.get(paidId), 1);
+    assert.ok([...events.values()].every((n) => n === 1));
+    // Only expired transactions carry an expired event (none went to a row that was not expired).
+    assert.deepEqual([...events.keys()].sort(), (await idsInState(ds, 'expired')).sort());
+    assert.equal((await stateCounts(ds)).created ?? 0, 0);
   });
 
   it('never runs two sweeps at once in one process: the scheduled run is skipped meanwhile', async () => {
