@@ -9,6 +9,7 @@
  *   BENCH_LIVE_HEAP_MS=1000 npm run bench:expiry   # also force a GC each second: the live heap
  *   BENCH_MAX_OLD_SPACE_MB=64 npm run bench:expiry  # cap V8's old space: a leak would end in OOM
  *   BENCH_PER_ROW=1 BENCH_SIZES=5000 npm run bench:expiry  # baseline: one transition per row
+ *   BENCH_REPLICAS=2 BENCH_SIZES=100000 npm run bench:expiry  # two processes sweep the same rows
  */
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
@@ -75,17 +76,23 @@ async function withDatabase<T>(run: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
+/** The real application on `databaseUrl` (migrations applied), not listening. */
+async function bootApp(databaseUrl: string) {
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    EXPIRY_SWEEP_SECONDS: '86400', // the job stays out of the way: the bench calls sweep()
+    ADMIN_USERNAME: 'admin',
+    ADMIN_PASSWORD: 'bench-password-1',
+  });
+  const { app } = await createApp(config);
+  await app.init();
+  return app;
+}
+
 async function runOnce(rows: number): Promise<RunResult> {
   return withDatabase(async (databaseUrl) => {
-    const config = loadConfig({
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'silent',
-      EXPIRY_SWEEP_SECONDS: '86400', // the job stays out of the way: the bench calls sweep()
-      ADMIN_USERNAME: 'admin',
-      ADMIN_PASSWORD: 'bench-password-1',
-    });
-    const { app } = await createApp(config);
-    await app.init();
+    const app = await bootApp(databaseUrl);
     try {
       const ds = app.get<DataSource>(getDataSourceToken());
       await app.get(CurrenciesService).create('KWD');
@@ -224,7 +231,100 @@ async function insertMode(databaseUrl: string, rows: number): Promise<void> {
   }
 }
 
+interface SweeperResult {
+  expired: number;
+  seconds: number;
+  peakRssMb: number;
+}
+
+/**
+ * `BENCH_REPLICAS=n`: n processes, each running the application on the same database, sweep the
+ * same due rows at once (as replicas would). Checks that every row was expired exactly once.
+ */
+async function runReplicas(rows: number, replicas: number): Promise<void> {
+  await withDatabase(async (databaseUrl) => {
+    const setup = await bootApp(databaseUrl);
+    await setup.get(CurrenciesService).create('KWD');
+    await setup.get(GatewaysService).create(gatewayInput());
+    await setup.close();
+    await insertInChild(databaseUrl, rows);
+    const children = Array.from({ length: replicas }, () =>
+      fork(__filename, ['sweeper', databaseUrl], { stdio: 'inherit' }),
+    );
+    const ready = children.map((c) => new Promise<void>((resolve) => c.once('message', () => resolve())));
+    await Promise.all(ready);
+    const started = process.hrtime.bigint();
+    const results = await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<SweeperResult>((resolve, reject) => {
+            c.once('message', (m) => resolve(m as SweeperResult));
+            c.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`sweeper exited ${code}`))));
+            c.send('go');
+          }),
+      ),
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const check = await createConnection({ uri: databaseUrl });
+    const [[left], [events], [doubled]] = await Promise.all([
+      check.query(`SELECT COUNT(*) AS n FROM transactions WHERE state <> 'expired'`),
+      check.query(`SELECT COUNT(*) AS n FROM events WHERE event = 'expired'`),
+      check.query(
+        `SELECT COUNT(*) AS n FROM (SELECT transaction_id FROM events WHERE event = 'expired' GROUP BY transaction_id HAVING COUNT(*) > 1) d`,
+      ),
+    ] as unknown as Promise<[{ n: string }[]]>[]);
+    await check.end();
+    const total = results.reduce((sum, r) => sum + r.expired, 0);
+    console.log(
+      `${rows} rows, ${replicas} replicas: all expired in ${Math.round(seconds * 100) / 100} s ` +
+        `(${Math.round(rows / seconds)} rows/s); per replica ${results.map((r) => `${r.expired} in ${r.seconds} s, peak RSS ${r.peakRssMb} MB`).join('; ')}; ` +
+        `left ${left[0].n}, expired events ${events[0].n}, transactions with 2+ expired events ${doubled[0].n}, sum ${total}`,
+    );
+    if (
+      Number(left[0].n) !== 0 ||
+      Number(events[0].n) !== rows ||
+      Number(doubled[0].n) !== 0 ||
+      total !== rows
+    ) {
+      throw new Error('Replicas did not expire every row exactly once');
+    }
+  });
+}
+
+/** One replica: boots the app, says ready, sweeps on `go`, reports, exits. */
+async function sweeperMode(databaseUrl: string): Promise<void> {
+  const app = await bootApp(databaseUrl);
+  try {
+    await new Promise<void>((resolve) => {
+      process.once('message', () => resolve());
+      process.send!('ready');
+    });
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
+    const started = process.hrtime.bigint();
+    const result = await app.get(ExpiryService).sweep({ batchSize });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    clearInterval(sampler);
+    const report: SweeperResult = {
+      expired: result.expired,
+      seconds: Math.round(seconds * 100) / 100,
+      peakRssMb: mb(peakRss),
+    };
+    await new Promise<void>((resolve, reject) =>
+      process.send!(report, (error: Error | null) => (error ? reject(error) : resolve())),
+    );
+  } finally {
+    await app.close();
+    process.disconnect();
+  }
+}
+
 async function main(): Promise<void> {
+  const replicas = Number(process.env.BENCH_REPLICAS ?? 1);
+  if (replicas > 1) {
+    for (const rows of sizes) await runReplicas(rows, replicas);
+    return;
+  }
   console.log(
     `Expiry sweep benchmark: MySQL ${serverUrl}, batch ${batchSize}, sizes ${sizes.join(', ')}` +
       (liveHeapEveryMs > 0 ? `, forced GC every ${liveHeapEveryMs} ms` : '') +
@@ -259,9 +359,11 @@ const [mode, ...args] = process.argv.slice(2);
 const job =
   mode === 'insert'
     ? insertMode(args[0], Number(args[1]))
-    : mode === 'run'
-      ? runMode(Number(args[0]))
-      : main();
+    : mode === 'sweeper'
+      ? sweeperMode(args[0])
+      : mode === 'run'
+        ? runMode(Number(args[0]))
+        : main();
 job.catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
