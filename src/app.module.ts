@@ -12,6 +12,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CurrenciesModule } from './currencies/currencies.module';
 import { DatabaseModule } from './database/database.module';
+import { ExpiryModule } from './expiry/expiry.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { OperationsModule } from './operations/operations.module';
@@ -34,6 +35,7 @@ export class AppModule {
         TransactionsModule,
         PaymentsModule,
         OperationsModule,
+        ExpiryModule,
         CheckoutModule,
         HealthModule,
         AdminModule,

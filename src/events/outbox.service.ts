@@ -12,6 +12,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { attachmentUrl } from '../attachments/attachments.service';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { AppConfig } from '../config/app-config';
+import { bulkInsert } from '../database/bulk-insert';
 import { insertedId } from '../database/db-values';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { GatewaysService } from '../gateways/gateways.service';
@@ -21,6 +22,9 @@ import { Delivery, DeliveryChannel } from './delivery.entity';
 import { buildEventPayload } from './event-payload';
 import { OutboxEvent } from './event.entity';
 import type { EventDetails, EventName } from './event-types';
+
+/** Rows per multi-row INSERT in `recordMany` (well under SQLite's bound-parameter limit). */
+const BULK_ROWS = 500;
 
 interface PlannedDelivery {
   channel: DeliveryChannel;
@@ -74,24 +78,102 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
     event: EventName,
     details: EventDetails = {},
   ): Promise<void> {
-    const [currency, gateway, settings] = await Promise.all([
-      this.lookups.get(`currency:${transaction.currencyCode}`, () =>
-        this.currencies.findByCode(transaction.currencyCode),
-      ),
-      this.lookups.get(`gateway:${transaction.pgCode}`, () => this.gateways.findByCode(transaction.pgCode)),
-      this.lookups.get('settings', () => this.adminConfig.get()),
-    ]);
     const sequence = await this.nextSequence(manager, transaction.id);
     const now = new Date();
+    const row = await this.eventRow(transaction, event, sequence, details, now);
+    const inserted = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(OutboxEvent)
+      .values(row as QueryDeepPartialEntity<OutboxEvent>)
+      .updateEntity(false)
+      .execute();
+    const eventRowId = insertedId(inserted);
+    const deliveries = this.plan(transaction, event).map((p) => deliveryRow(p, eventRowId, now));
+    if (deliveries.length > 0) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Delivery)
+        .values(deliveries)
+        .updateEntity(false)
+        .execute();
+      if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
+    }
+  }
+
+  /**
+   * `record` for many transactions at once, all with the same event (the expiry job's batches):
+   * the same event rows, payloads and deliveries as one `record` call per transaction, written
+   * set-based: one counter UPDATE and one read for the sequences, multi-row INSERTs for the events
+   * and their deliveries. Call it inside the DB transaction that changed the rows, as `record`.
+   */
+  async recordMany(
+    manager: EntityManager,
+    transactions: readonly Transaction[],
+    event: EventName,
+    details: EventDetails = {},
+  ): Promise<void> {
+    const now = new Date();
+    for (let start = 0; start < transactions.length; start += BULK_ROWS) {
+      const chunk = transactions.slice(start, start + BULK_ROWS);
+      const sequences = await this.nextSequences(
+        manager,
+        chunk.map((tx) => tx.id),
+      );
+      const rows: Omit<OutboxEvent, 'id'>[] = [];
+      for (const tx of chunk) {
+        const sequence = sequences.get(String(tx.id));
+        if (sequence === undefined) throw new Error(`Transaction ${tx.id} not found for its event`);
+        rows.push(await this.eventRow(tx, event, sequence, details, now));
+      }
+      await bulkInsert(manager, OutboxEvent, rows);
+
+      const planned = chunk.flatMap((tx, i) =>
+        this.plan(tx, event).map((p) => ({ p, eventId: rows[i].eventId })),
+      );
+      if (planned.length === 0) continue;
+      // The generated ids of a multi-row INSERT are not reliably consecutive: read them back.
+      const ids = await manager
+        .getRepository(OutboxEvent)
+        .createQueryBuilder('e')
+        .select(['e.id AS id', 'e.event_id AS event_id'])
+        .where('e.event_id IN (:...eventIds)', { eventIds: [...new Set(planned.map((x) => x.eventId))] })
+        .getRawMany<{ id: string | number; event_id: string }>();
+      const rowIdOf = new Map(ids.map((r) => [r.event_id, String(r.id)]));
+      for (let d = 0; d < planned.length; d += BULK_ROWS) {
+        await bulkInsert(
+          manager,
+          Delivery,
+          planned.slice(d, d + BULK_ROWS).map(({ p, eventId }) => deliveryRow(p, rowIdOf.get(eventId)!, now)),
+        );
+      }
+      if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
+    }
+  }
+
+  /** The event row of one transaction: the SPEC §6 payload snapshot plus what notifications need. */
+  private async eventRow(
+    tx: Transaction,
+    event: EventName,
+    sequence: number,
+    details: EventDetails,
+    now: Date,
+  ): Promise<Omit<OutboxEvent, 'id'>> {
+    const [currency, gateway, settings] = await Promise.all([
+      this.lookups.get(`currency:${tx.currencyCode}`, () => this.currencies.findByCode(tx.currencyCode)),
+      this.lookups.get(`gateway:${tx.pgCode}`, () => this.gateways.findByCode(tx.pgCode)),
+      this.lookups.get('settings', () => this.adminConfig.get()),
+    ]);
     const eventId = randomUUID();
-    const row: Omit<OutboxEvent, 'id'> = {
+    return {
       eventId,
-      transactionId: transaction.id,
-      sessionId: transaction.sessionId,
+      transactionId: tx.id,
+      sessionId: tx.sessionId,
       sequence,
       event,
       payload: buildEventPayload({
-        tx: transaction,
+        tx,
         event,
         eventId,
         sequence,
@@ -101,48 +183,27 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
         at: now,
       }),
       context: {
-        language: transaction.language,
-        checkout_url: checkoutUrl(this.config.publicBaseUrl, transaction.sessionId),
-        attachment_url: attachmentUrlOf(transaction, this.config.publicBaseUrl),
+        language: tx.language,
+        checkout_url: checkoutUrl(this.config.publicBaseUrl, tx.sessionId),
+        attachment_url: attachmentUrlOf(tx, this.config.publicBaseUrl),
         merchant_name: settings.merchantName,
       },
       createdAt: now,
     };
-    const inserted = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OutboxEvent)
-      .values(row as QueryDeepPartialEntity<OutboxEvent>)
-      .updateEntity(false)
-      .execute();
-    const eventRowId = insertedId(inserted);
+  }
 
-    const planned = this.plan(transaction, event);
-    if (planned.length > 0) {
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Delivery)
-        .values(
-          planned.map((p): QueryDeepPartialEntity<Delivery> => ({
-            eventRowId,
-            channel: p.channel,
-            target: p.target,
-            status: p.skippedReason ? 'skipped' : 'pending',
-            attempts: 0,
-            nextAttemptAt: now,
-            claimedBy: null,
-            claimedUntil: null,
-            lastAttemptAt: null,
-            lastStatusCode: null,
-            lastError: p.skippedReason,
-            createdAt: now,
-          })),
-        )
-        .updateEntity(false)
-        .execute();
-      if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
-    }
+  /** `nextSequence` for many transactions: one UPDATE and one SELECT; id → its new sequence. */
+  private async nextSequences(manager: EntityManager, ids: string[]): Promise<Map<string, number>> {
+    const marks = ids.map(() => '?').join(', ');
+    await manager.query(
+      `UPDATE transactions SET event_sequence = event_sequence + 1 WHERE id IN (${marks})`,
+      ids,
+    );
+    const rows = await manager.query<{ id: number | string; event_sequence: number | string }[]>(
+      `SELECT id, event_sequence FROM transactions WHERE id IN (${marks})`,
+      ids,
+    );
+    return new Map(rows.map((r) => [String(r.id), Number(r.event_sequence)]));
   }
 
   /**
@@ -221,4 +282,22 @@ function attachmentUrlOf(tx: Transaction, publicBaseUrl: string): string | null 
   return tx.attachmentToken && tx.attachmentName
     ? attachmentUrl(publicBaseUrl, tx.attachmentToken, tx.attachmentName)
     : null;
+}
+
+/** A new delivery row for one planned channel and target. */
+function deliveryRow(p: PlannedDelivery, eventRowId: string, now: Date): Partial<Delivery> {
+  return {
+    eventRowId,
+    channel: p.channel,
+    target: p.target,
+    status: p.skippedReason ? 'skipped' : 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    claimedBy: null,
+    claimedUntil: null,
+    lastAttemptAt: null,
+    lastStatusCode: null,
+    lastError: p.skippedReason,
+    createdAt: now,
+  };
 }

@@ -104,4 +104,57 @@ export class TransactionsRepository {
     const result = await query.execute();
     return (result.affected ?? 0) === 1;
   }
+
+  /**
+   * Picks up to `limit` transactions in one of `from` whose deadline is at or before `dueBy`, for
+   * the expiry job (SPEC §7). Oldest state range first, in the order of the (state, expires_at)
+   * index, so the scan stops after `limit` rows. On MySQL the rows are locked with
+   * `FOR UPDATE SKIP LOCKED` until the caller's DB transaction ends: replicas take disjoint
+   * batches, and a row another writer holds (a payment being recorded) is skipped, not waited for.
+   * SQLite has a single writer and no row locks.
+   */
+  async claimDue(
+    from: readonly TransactionState[],
+    dueBy: Date,
+    limit: number,
+    manager: EntityManager,
+  ): Promise<string[]> {
+    const mysql = manager.connection.options.type === 'mysql';
+    const states = from.map(() => '?').join(', ');
+    const rows = await manager.query<{ id: string | number }[]>(
+      `SELECT id FROM transactions${mysql ? ' FORCE INDEX (idx_transactions_state_expires_at)' : ''}
+       WHERE state IN (${states}) AND expires_at <= ?
+       ORDER BY state, expires_at LIMIT ?${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      [...from, dateParam(manager, dueBy), limit],
+    );
+    return rows.map((r) => String(r.id));
+  }
+
+  /**
+   * `transitionIf` for many rows in one statement: changes those of `ids` still in one of
+   * `guard.from` with their deadline at or before `guard.dueBy`; bumps each version. Returns how
+   * many rows it changed.
+   */
+  async transitionManyIf(
+    ids: readonly string[],
+    guard: { from: readonly TransactionState[]; dueBy: Date },
+    changes: Partial<Transaction>,
+    manager: EntityManager,
+  ): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ ...changes, version: () => 'version + 1' } as QueryDeepPartialEntity<Transaction>)
+      .where('id IN (:...ids)', { ids: [...ids] })
+      .andWhere('state IN (:...from)', { from: [...guard.from] })
+      .andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  findByIds(ids: readonly string[], manager?: EntityManager): Promise<Transaction[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.of(manager).find({ where: { id: In([...ids]) }, order: { id: 'ASC' } });
+  }
 }

@@ -103,4 +103,58 @@ export class TransitionService {
   ): Promise<TransitionOutcome> {
     return this.apply(target, { trigger: 'expire', dueBy: now, now, details });
   }
+
+  /**
+   * One batch of the expiry job (SPEC §7), set-based: in ONE DB transaction, claims up to `limit`
+   * payable transactions due at `now` (disjoint across replicas on MySQL), expires them with one
+   * conditional UPDATE, and records their `expired` events and deliveries in bulk. `claimed` is
+   * how many rows this call took (0: nothing left that is not held elsewhere).
+   *
+   * Exactly the rows the UPDATE changed get an event: on MySQL the claimed rows stay locked, so the
+   * UPDATE changes every one of them; if the counts ever differ (a row changed between the pick
+   * and the UPDATE), the batch is rolled back and its rows expired one by one through `apply`.
+   */
+  async expireDueBatch(now: Date, limit: number): Promise<{ claimed: number; expired: number }> {
+    const rule = ruleFor('expire');
+    if (rule.to === 'same') throw new Error('The expire rule must change the state');
+    const to = rule.to;
+    const event = eventFor('expire', to);
+    const work = async (manager: EntityManager) => {
+      // Deadlines are compared with `now` (the sweep's instant); the write is stamped when it happens.
+      const changes: Partial<Transaction> = { state: to, updatedAt: new Date() };
+      if (releasesOrderNo(to)) changes.liveOrderNo = null;
+      const ids = await this.transactions.claimDue(rule.from, now, limit, manager);
+      if (ids.length === 0) return { claimed: 0, expired: 0 };
+      const changed = await this.transactions.transitionManyIf(
+        ids,
+        { from: rule.from, dueBy: now },
+        changes,
+        manager,
+      );
+      if (changed !== ids.length) throw new RacedBatch(ids);
+      await this.outbox.recordMany(manager, await this.transactions.findByIds(ids, manager), event);
+      return { claimed: ids.length, expired: ids.length };
+    };
+    try {
+      // READ COMMITTED on MySQL: the claim takes no gap locks, so it never blocks new transactions.
+      return this.dataSource.options.type === 'mysql'
+        ? await this.dataSource.transaction('READ COMMITTED', work)
+        : await this.dataSource.transaction(work);
+    } catch (error) {
+      if (!(error instanceof RacedBatch)) throw error;
+      let expired = 0;
+      for (const id of error.ids) {
+        const tx = await this.transactions.findById(id);
+        if (tx && (await this.expireIfDue(tx, now)).applied) expired++;
+      }
+      return { claimed: error.ids.length, expired };
+    }
+  }
+}
+
+/** A batch whose conditional UPDATE did not change every claimed row (rolled back, retried per row). */
+class RacedBatch extends Error {
+  constructor(readonly ids: string[]) {
+    super('A row of the expiry batch changed between its pick and its update');
+  }
 }

@@ -1,0 +1,50 @@
+import type { DataSource } from 'typeorm';
+import { AdminConfigService } from '../../src/admin-config/admin-config.service';
+import { dateParam } from '../../src/database/db-values';
+import { ExpiryService } from '../../src/expiry/expiry.service';
+import type { TestApp } from '../setup/test-app';
+
+/** Sweeps every second, as the issue's tests ask. */
+export const FAST_SWEEP_ENV: Record<string, string> = { EXPIRY_SWEEP_SECONDS: '1' };
+
+/**
+ * The admin toggle: what `PATCH /b/checkout/v1/admin/config/ {"auto_expire": …}` stores (the admin
+ * controller calls this same service method).
+ */
+export async function setAutoExpire(t: TestApp, on: boolean): Promise<void> {
+  await t.app.get(AdminConfigService).update({ autoExpire: on });
+}
+
+export const expiryOf = (t: TestApp): ExpiryService => t.app.get(ExpiryService);
+
+/** Per transaction id: how many `expired` events it has. */
+export async function expiredEventCounts(ds: DataSource): Promise<Map<string, number>> {
+  const rows = await ds.query<{ transaction_id: string | number; n: string | number }[]>(
+    `SELECT transaction_id, COUNT(*) AS n FROM events WHERE event = 'expired' GROUP BY transaction_id`,
+  );
+  return new Map(rows.map((r) => [String(r.transaction_id), Number(r.n)]));
+}
+
+/** Transactions per state. */
+export async function stateCounts(ds: DataSource): Promise<Record<string, number>> {
+  const rows = await ds.query<{ state: string; n: string | number }[]>(
+    `SELECT state, COUNT(*) AS n FROM transactions GROUP BY state`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+}
+
+/** Ids of the transactions in `state`. */
+export async function idsInState(ds: DataSource, state: string): Promise<string[]> {
+  const rows = await ds.query<{ id: string | number }[]>(`SELECT id FROM transactions WHERE state = ?`, [
+    state,
+  ]);
+  return rows.map((r) => String(r.id));
+}
+
+/** Moves a transaction's deadline (as if it had been created earlier). */
+export async function setDeadline(ds: DataSource, sessionId: string, expiresAt: Date): Promise<void> {
+  await ds.query(`UPDATE transactions SET expires_at = ? WHERE session_id = ?`, [
+    dateParam(ds, expiresAt),
+    sessionId,
+  ]);
+}
