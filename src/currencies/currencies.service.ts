@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import * as iso4217 from 'currency-codes';
 import { Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../common/errors/domain-errors';
+import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { isUniqueViolation } from '../database/db-values';
 import { Currency } from './currency.entity';
 
@@ -15,6 +16,17 @@ export class CurrenciesService {
   static isoDigits(code: string): number | null {
     const entry = iso4217.code(code.toUpperCase());
     return entry ? entry.digits : null;
+  }
+
+  private readonly cache = new TtlCache<Currency | null>(REFERENCE_DATA_TTL_MS);
+
+  /**
+   * Read-only lookup for hot paths (validation, representation, events), cached for a few
+   * seconds; never mutate the result. Admin paths use {@link findByCode}.
+   */
+  lookup(code: string): Promise<Currency | null> {
+    const upper = code.toUpperCase();
+    return this.cache.get(upper, () => this.findByCode(upper));
   }
 
   findByCode(code: string): Promise<Currency | null> {
@@ -36,6 +48,7 @@ export class CurrenciesService {
     const currency = this.currencies.create({ code: upper, digits: resolvedDigits, createdAt: new Date() });
     try {
       await this.currencies.insert(currency);
+      this.cache.delete(upper);
     } catch (error) {
       if (isUniqueViolation(error)) throw new FieldErrors({ code: [`Currency "${upper}" already exists.`] });
       throw error;
@@ -45,6 +58,7 @@ export class CurrenciesService {
 
   async remove(code: string): Promise<void> {
     const result = await this.currencies.delete({ code: code.toUpperCase() });
+    this.cache.delete(code.toUpperCase());
     if (!result.affected) throw new NotFound();
   }
 }

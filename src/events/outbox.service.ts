@@ -10,7 +10,9 @@ import type {
 } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { attachmentUrl } from '../attachments/attachments.service';
+import { AdminConfig } from '../admin-config/admin-config.entity';
 import { AdminConfigService } from '../admin-config/admin-config.service';
+import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { AppConfig } from '../config/app-config';
 import { bulkInsert } from '../database/bulk-insert';
 import { insertedId } from '../database/db-values';
@@ -43,11 +45,11 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
   private readonly recordedIn = new WeakSet<QueryRunner>();
   private readonly commitListeners: (() => void)[] = [];
   /**
-   * Currency digits, gateway name/fee and merchant name change rarely; every event of a busy
-   * replica reading them again cost more than the event itself. A few seconds of staleness only
-   * affects the display fields of events recorded right after an admin change.
+   * The merchant name changes rarely; reading the settings for every event cost more than the
+   * event itself. Like the currency and gateway lookups, a few seconds of staleness only affects
+   * the display fields of events recorded right after an admin change.
    */
-  private readonly lookups = new TtlCache(LOOKUP_TTL_MS);
+  private readonly settings = new TtlCache<AdminConfig>(REFERENCE_DATA_TTL_MS);
 
   constructor(
     private readonly config: AppConfig,
@@ -161,9 +163,9 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
     now: Date,
   ): Promise<Omit<OutboxEvent, 'id'>> {
     const [currency, gateway, settings] = await Promise.all([
-      this.lookups.get(`currency:${tx.currencyCode}`, () => this.currencies.findByCode(tx.currencyCode)),
-      this.lookups.get(`gateway:${tx.pgCode}`, () => this.gateways.findByCode(tx.pgCode)),
-      this.lookups.get('settings', () => this.adminConfig.get()),
+      this.currencies.lookup(tx.currencyCode),
+      this.gateways.lookup(tx.pgCode),
+      this.settings.get('settings', () => this.adminConfig.get()),
     ]);
     const eventId = randomUUID();
     return {
@@ -254,25 +256,6 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
       });
     }
     return planned;
-  }
-}
-
-const LOOKUP_TTL_MS = 5000;
-
-/** A small read-through cache with a time limit (per process). */
-class TtlCache {
-  private readonly entries = new Map<string, { value: Promise<unknown>; until: number }>();
-
-  constructor(private readonly ttlMs: number) {}
-
-  get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const now = Date.now();
-    const hit = this.entries.get(key);
-    if (hit && hit.until > now) return hit.value as Promise<T>;
-    const value = load();
-    this.entries.set(key, { value, until: now + this.ttlMs });
-    value.catch(() => this.entries.delete(key));
-    return value;
   }
 }
 

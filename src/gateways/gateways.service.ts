@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../common/errors/domain-errors';
+import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { isUniqueViolation } from '../database/db-values';
 import { Gateway, GatewayFlow, GatewayOperation, GatewayType } from './gateway.entity';
 
@@ -24,6 +25,16 @@ export interface GatewayInput {
 @Injectable()
 export class GatewaysService {
   constructor(@InjectRepository(Gateway) private readonly gateways: Repository<Gateway>) {}
+
+  private readonly cache = new TtlCache<Gateway | null>(REFERENCE_DATA_TTL_MS);
+
+  /**
+   * Read-only lookup for hot paths (validation, representation, events), cached for a few
+   * seconds; never mutate the result. Admin and payment paths use {@link findByCode}.
+   */
+  lookup(code: string): Promise<Gateway | null> {
+    return this.cache.get(code, () => this.findByCode(code));
+  }
 
   findByCode(code: string): Promise<Gateway | null> {
     return this.gateways.findOne({ where: { code } });
@@ -52,7 +63,9 @@ export class GatewaysService {
       updatedAt: now,
     });
     try {
-      return await this.gateways.save(gateway);
+      const saved = await this.gateways.save(gateway);
+      this.cache.delete(input.code);
+      return saved;
     } catch (error) {
       if (isUniqueViolation(error))
         throw new FieldErrors({ code: [`Gateway "${input.code}" already exists.`] });
@@ -64,7 +77,9 @@ export class GatewaysService {
     const gateway = await this.get(code);
     Object.assign(gateway, changes, { updatedAt: new Date() });
     if (changes.currencies) gateway.currencies = changes.currencies.map((c) => c.toUpperCase());
-    return this.gateways.save(gateway);
+    const saved = await this.gateways.save(gateway);
+    this.cache.delete(code);
+    return saved;
   }
 
   count(): Promise<number> {
@@ -80,6 +95,7 @@ export class GatewaysService {
   /** Deletes a gateway no transaction uses; one in use is deactivated instead (SPEC §8). */
   async remove(code: string, inUse: boolean): Promise<'deleted' | 'deactivated'> {
     const gateway = await this.get(code);
+    this.cache.delete(code);
     if (inUse) {
       await this.gateways.update({ id: gateway.id }, { isActive: false, updatedAt: new Date() });
       return 'deactivated';

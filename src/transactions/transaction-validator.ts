@@ -52,8 +52,8 @@ export class TransactionValidator {
       throw new PermissionDenied(`You do not have permission to use gateway code "${code}".`);
     }
     const [currency, gateway] = await Promise.all([
-      errors.currency_code ? null : this.currencies.findByCode(dto.currency_code),
-      code === undefined ? null : this.gateways.findByCode(code),
+      errors.currency_code ? null : this.currencies.lookup(dto.currency_code),
+      code === undefined ? null : this.gateways.lookup(code),
     ]);
 
     if (!errors.currency_code && !currency) {

@@ -172,8 +172,8 @@ export class TransactionsService {
   /** The representation (and ETag) of a row the caller already holds. */
   async represent(tx: Transaction): Promise<TransactionView> {
     const [gateway, currency] = await Promise.all([
-      this.gateways.findByCode(tx.pgCode),
-      this.currencies.findByCode(tx.currencyCode),
+      this.gateways.lookup(tx.pgCode),
+      this.currencies.lookup(tx.currencyCode),
     ]);
     return this.view(tx, { gateway, digits: currency?.digits ?? 2 });
   }

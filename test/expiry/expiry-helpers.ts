@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { AdminConfigService } from '../../src/admin-config/admin-config.service';
 import { dateParam } from '../../src/database/db-values';
 import { ExpiryService } from '../../src/expiry/expiry.service';
 import type { TestApp } from '../setup/test-app';
+import { adminAuth } from '../setup/fixtures';
 
 /** Sweeps every second, as the issue's tests ask. */
 export const FAST_SWEEP_ENV: Record<string, string> = { EXPIRY_SWEEP_SECONDS: '1' };
@@ -11,8 +11,16 @@ export const FAST_SWEEP_ENV: Record<string, string> = { EXPIRY_SWEEP_SECONDS: '1
  * The admin toggle: what `PATCH /b/checkout/v1/admin/config/ {"auto_expire": …}` stores (the admin
  * controller calls this same service method).
  */
+/** Flips the admin toggle through the admin API, as an admin would (SPEC §8 `config/`). */
 export async function setAutoExpire(t: TestApp, on: boolean): Promise<void> {
-  await t.app.get(AdminConfigService).update({ autoExpire: on });
+  const res = await t
+    .http()
+    .patch('/b/checkout/v1/admin/config/')
+    .set('Authorization', adminAuth())
+    .send({ auto_expire: on });
+  if (res.status !== 200 || (res.body as { auto_expire?: unknown }).auto_expire !== on) {
+    throw new Error(`PATCH admin/config answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
 }
 
 export const expiryOf = (t: TestApp): ExpiryService => t.app.get(ExpiryService);
