@@ -13,22 +13,12 @@ import {
 import { canonicalDecimal } from '../common/money/money';
 import { CurrenciesService } from '../currencies/currencies.service';
 import type { Gateway } from '../gateways/gateway.entity';
-import { GatewayInput, GatewaysService } from '../gateways/gateways.service';
+import { GATEWAY_DEFAULTS, GatewayInput, GatewaysService } from '../gateways/gateways.service';
 import { TransactionsService } from '../transactions/transactions.service';
 
 /** A new gateway: what must be given, the rest takes {@link GATEWAY_DEFAULTS}. */
 export type NewGateway = Pick<GatewayInput, 'code' | 'name' | 'pg' | 'type' | 'currencies'> &
   Partial<GatewayInput>;
-
-export const GATEWAY_DEFAULTS = {
-  operation: 'purchase',
-  feeFixed: '0',
-  feePercent: '0',
-  icon: '',
-  flow: 'redirect',
-  requireCustomerPhone: false,
-  isActive: true,
-} as const satisfies Partial<GatewayInput>;
 
 export interface GatewayRemoval {
   code: string;

@@ -5,7 +5,7 @@ import { ApiKeysService } from '../auth/api-keys/api-keys.service';
 import { UsersService } from '../auth/users/users.service';
 import { AppConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
-import { GatewaysService } from '../gateways/gateways.service';
+import { GATEWAY_DEFAULTS, GatewaysService } from '../gateways/gateways.service';
 
 const DEMO_CURRENCIES = ['KWD', 'USD', 'EUR', 'GBP', 'SAR', 'AED', 'BHD', 'QAR', 'OMR', 'EGP', 'JPY'];
 
@@ -50,18 +50,12 @@ export class BootstrapService implements OnApplicationBootstrap {
     }
     if (!(await this.gateways.findByCode('sandbox'))) {
       await this.gateways.create({
+        ...GATEWAY_DEFAULTS,
         code: 'sandbox',
         name: 'Sandbox card',
         pg: 'sandbox',
         type: 'sandbox',
-        operation: 'purchase',
         currencies: DEMO_CURRENCIES,
-        feeFixed: '0',
-        feePercent: '0',
-        icon: '',
-        flow: 'redirect',
-        requireCustomerPhone: false,
-        isActive: true,
       });
     }
     const base = this.config.publicBaseUrl;

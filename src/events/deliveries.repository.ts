@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, In } from 'typeorm';
 import { dateParam, insertedId, isLockConflict } from '../database/db-values';
 import { DeliveryAttempt } from './delivery-attempt.entity';
-import { Delivery, DeliveryStatus } from './delivery.entity';
+import { Delivery, DeliveryStatus, newDeliveryRow } from './delivery.entity';
 import type { DeliveryOutcome } from './delivery-outcome';
 import { OutboxEvent } from './event.entity';
 
@@ -162,20 +162,14 @@ export class DeliveriesRepository {
       .createQueryBuilder()
       .insert()
       .into(Delivery)
-      .values({
-        eventRowId: event.id,
-        channel: 'webhook',
-        target: url,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        claimedBy: null,
-        claimedUntil: null,
-        lastAttemptAt: null,
-        lastStatusCode: null,
-        lastError: null,
-        createdAt: now,
-      })
+      .values(
+        newDeliveryRow({
+          eventRowId: event.id,
+          channel: 'webhook',
+          target: url,
+          now,
+        }),
+      )
       .updateEntity(false)
       .execute();
     return insertedId(inserted);

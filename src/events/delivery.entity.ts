@@ -53,3 +53,27 @@ export class Delivery {
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 }
+
+/** A fresh delivery row: pending (or skipped, with the reason), never tried, unclaimed. */
+export function newDeliveryRow(input: {
+  eventRowId: string;
+  channel: DeliveryChannel;
+  target: string;
+  skippedReason?: string | null;
+  now: Date;
+}): Partial<Delivery> {
+  return {
+    eventRowId: input.eventRowId,
+    channel: input.channel,
+    target: input.target,
+    status: input.skippedReason ? 'skipped' : 'pending',
+    attempts: 0,
+    nextAttemptAt: input.now,
+    claimedBy: null,
+    claimedUntil: null,
+    lastAttemptAt: null,
+    lastStatusCode: null,
+    lastError: input.skippedReason ?? null,
+    createdAt: input.now,
+  };
+}

@@ -20,7 +20,7 @@ import { CurrenciesService } from '../currencies/currencies.service';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Transaction } from '../transactions/transaction.entity';
 import { checkoutUrl } from '../transactions/transaction.mapper';
-import { Delivery, DeliveryChannel } from './delivery.entity';
+import { Delivery, DeliveryChannel, newDeliveryRow } from './delivery.entity';
 import { buildEventPayload } from './event-payload';
 import { OutboxEvent } from './event.entity';
 import type { EventDetails, EventName } from './event-types';
@@ -91,7 +91,15 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
       .updateEntity(false)
       .execute();
     const eventRowId = insertedId(inserted);
-    const deliveries = this.plan(transaction, event).map((p) => deliveryRow(p, eventRowId, now));
+    const deliveries = this.plan(transaction, event).map((p) =>
+      newDeliveryRow({
+        eventRowId,
+        channel: p.channel,
+        target: p.target,
+        skippedReason: p.skippedReason,
+        now,
+      }),
+    );
     if (deliveries.length > 0) {
       await manager
         .createQueryBuilder()
@@ -147,7 +155,17 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
         await bulkInsert(
           manager,
           Delivery,
-          planned.slice(d, d + BULK_ROWS).map(({ p, eventId }) => deliveryRow(p, rowIdOf.get(eventId)!, now)),
+          planned
+            .slice(d, d + BULK_ROWS)
+            .map(({ p, eventId }) =>
+              newDeliveryRow({
+                eventRowId: rowIdOf.get(eventId)!,
+                channel: p.channel,
+                target: p.target,
+                skippedReason: p.skippedReason,
+                now,
+              }),
+            ),
         );
       }
       if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
@@ -265,22 +283,4 @@ function attachmentUrlOf(tx: Transaction, publicBaseUrl: string): string | null 
   return tx.attachmentToken && tx.attachmentName
     ? attachmentUrl(publicBaseUrl, tx.attachmentToken, tx.attachmentName)
     : null;
-}
-
-/** A new delivery row for one planned channel and target. */
-function deliveryRow(p: PlannedDelivery, eventRowId: string, now: Date): Partial<Delivery> {
-  return {
-    eventRowId,
-    channel: p.channel,
-    target: p.target,
-    status: p.skippedReason ? 'skipped' : 'pending',
-    attempts: 0,
-    nextAttemptAt: now,
-    claimedBy: null,
-    claimedUntil: null,
-    lastAttemptAt: null,
-    lastStatusCode: null,
-    lastError: p.skippedReason,
-    createdAt: now,
-  };
 }

@@ -21,6 +21,17 @@ export interface GatewayInput {
   isActive: boolean;
 }
 
+/** What a new gateway takes when not given (admin API, first-start bootstrap). */
+export const GATEWAY_DEFAULTS = {
+  operation: 'purchase',
+  feeFixed: '0',
+  feePercent: '0',
+  icon: '',
+  flow: 'redirect',
+  requireCustomerPhone: false,
+  isActive: true,
+} as const satisfies Partial<GatewayInput>;
+
 /** Gateway settings instances ("pg codes") that transactions are paid through. */
 @Injectable()
 export class GatewaysService {

@@ -1,5 +1,4 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -19,6 +18,7 @@ import {
   ValidationArguments,
 } from 'class-validator';
 import { MaxChars } from '../../common/validation/custom-validators';
+import { apiProperty } from '../../common/validation/field-decorators';
 import { Money } from '../../common/money/money';
 import { MSG, requiredMessage } from '../../common/validation/messages';
 
@@ -37,16 +37,6 @@ export interface AdminFieldOptions {
   nullable?: boolean;
   example?: unknown;
   description?: string;
-}
-
-function apiProperty(opts: AdminFieldOptions, schema: ApiPropertyOptions): PropertyDecorator {
-  const base = {
-    ...schema,
-    ...(opts.example !== undefined ? { example: opts.example } : {}),
-    ...(opts.description ? { description: opts.description } : {}),
-    ...(opts.nullable ? { nullable: true } : {}),
-  };
-  return opts.optional ? ApiPropertyOptional(base) : ApiProperty(base);
 }
 
 function presence(opts: AdminFieldOptions): PropertyDecorator[] {

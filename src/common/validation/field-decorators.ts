@@ -31,7 +31,11 @@ interface FieldOptions {
   notNull?: boolean;
 }
 
-function apiProperty(opts: FieldOptions, schema: ApiPropertyOptions): PropertyDecorator {
+/** The OpenAPI half of a composite field decorator (also used by the admin DTOs' fields). */
+export function apiProperty(
+  opts: Pick<FieldOptions, 'optional' | 'example' | 'description' | 'nullable'>,
+  schema: ApiPropertyOptions,
+): PropertyDecorator {
   const base = {
     ...schema,
     ...(opts.example !== undefined ? { example: opts.example } : {}),
