@@ -70,7 +70,10 @@ export class DeliveriesRepository {
       .find({ where: { id: In(ids), claimedBy: token }, order: { id: 'ASC' } });
   }
 
-  /** Logs the attempt and moves the delivery on (done, failed or pending again), releasing the claim. */
+  /**
+   * Logs the attempt and moves the delivery on (done, failed or pending again), releasing the claim
+   * — if this worker still holds it; the attempt is logged either way.
+   */
   async finish(delivery: Delivery, result: AttemptResult): Promise<void> {
     const { outcome } = result;
     // The delivery row first, then the attempt (whose foreign key share-locks it): taking the
@@ -91,7 +94,9 @@ export class DeliveriesRepository {
             lastStatusCode: outcome.statusCode,
             lastError: outcome.error?.slice(0, 500) ?? null,
           })
-          .where({ id: delivery.id })
+          // Only while we still hold the claim: a worker that stalled past its lease must not
+          // release (or overwrite the outcome of) the claim another worker has taken since.
+          .where({ id: delivery.id, claimedBy: delivery.claimedBy })
           .execute();
         await manager
           .createQueryBuilder()

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DeliveriesRepository } from '../../src/events/deliveries.repository';
+import { Delivery } from '../../src/events/delivery.entity';
 import { OutboxService } from '../../src/events/outbox.service';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { Seeded, seedBasics } from '../setup/fixtures';
@@ -96,6 +98,53 @@ describe('outbox durability', () => {
       await second?.close();
       await hook.stop();
       await db.drop();
+    }
+  });
+
+  it('lets a worker that stalled past its lease log its attempt, but not release or overwrite the claim taken since', async () => {
+    const t = await startApp({ env: FAST_DELIVERY_ENV });
+    try {
+      const s = await seedBasics(t);
+      const sessionId = await createTransaction(t, s);
+      const farFuture = new Date(Date.now() + 3600_000);
+      const ds = dataSourceOf(t);
+      // Worker B holds the claim now (its lease runs far ahead, so this app's dispatcher keeps away).
+      await ds.transaction(async (manager) => {
+        const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
+        const url = 'https://merchant.example/hook';
+        await t.app
+          .get(OutboxService)
+          .record(manager, { ...tx, state: 'created', webhookUrl: url }, 'created');
+        await manager.query(
+          `UPDATE deliveries SET claimed_by = 'worker-B', claimed_until = ? WHERE status = 'pending'`,
+          [testDbKind() === 'mysql' ? farFuture : farFuture.toISOString().replace('T', ' ').replace('Z', '')],
+        );
+      });
+      const [row] = await ds.getRepository(Delivery).find({ where: { claimedBy: 'worker-B' } });
+      assert.ok(row, 'the delivery claimed by worker B');
+      // Worker A, whose lease on the same row ran out while it was sending, now finishes.
+      const now = new Date();
+      await t.app.get(DeliveriesRepository).finish(
+        { ...row, claimedBy: 'worker-A' },
+        {
+          outcome: { ok: true, retryable: false, statusCode: 200, error: null, responseBody: 'ok' },
+          attemptedAt: now,
+          durationMs: 5,
+          status: 'delivered',
+          nextAttemptAt: now,
+        },
+      );
+      const after = await ds.getRepository(Delivery).findOneByOrFail({ id: row.id });
+      assert.equal(after.claimedBy, 'worker-B');
+      assert.equal(after.status, 'pending');
+      assert.equal(after.attempts, 0);
+      const [{ n }] = await ds.query<{ n: number | string }[]>(
+        'SELECT COUNT(*) AS n FROM delivery_attempts WHERE delivery_id = ?',
+        [row.id],
+      );
+      assert.equal(Number(n), 1, 'the attempt that happened is still logged');
+    } finally {
+      await t.close();
     }
   });
 
