@@ -34,11 +34,6 @@ export class BootstrapService implements OnApplicationBootstrap {
     } else if (this.config.isEmbeddedDatabase && (await this.users.count()) === 0) {
       await this.firstStart();
     }
-    if (!(await this.adminConfig.webhookSigningKey())) {
-      this.logger.warn(
-        'No webhook signing key is configured (WEBHOOK_SIGNING_KEY or admin config): webhooks go out unsigned',
-      );
-    }
   }
 
   private async firstStart(): Promise<void> {
