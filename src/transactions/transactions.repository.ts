@@ -5,7 +5,8 @@ import { dateParam } from '../database/db-values';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { insertedId } from '../database/db-values';
 import { Transaction } from './transaction.entity';
-import { ORDER_NO_RELEASING_STATES, TransactionState } from './transaction-state';
+import { releasesOrderNo } from './state-machine';
+import type { TransactionState } from './transaction-state';
 
 /** Data access for transactions: one intent per method; each can join a caller's DB transaction. */
 @Injectable()
@@ -59,8 +60,6 @@ export class TransactionsRepository {
   /**
    * Writes `changes` only if the row still has `version` and one of `states`; bumps the version.
    * Returns false when another writer got there first (the caller re-reads and decides).
-   * Moving to `canceled` or `expired` also releases the order_no (SPEC §4: reusable once no live
-   * transaction holds it), whoever makes the move.
    */
   async updateIfCurrent(
     id: string,
@@ -72,11 +71,7 @@ export class TransactionsRepository {
     const result = await this.of(manager)
       .createQueryBuilder()
       .update(Transaction)
-      .set({
-        ...changes,
-        ...(changes.state && ORDER_NO_RELEASING_STATES.includes(changes.state) ? { liveOrderNo: null } : {}),
-        version: version + 1,
-      } as QueryDeepPartialEntity<Transaction>)
+      .set({ ...withOrderNoRelease(changes), version: version + 1 } as QueryDeepPartialEntity<Transaction>)
       .where({ id, version, state: In([...states]) })
       .execute();
     return (result.affected ?? 0) === 1;
@@ -96,7 +91,10 @@ export class TransactionsRepository {
     const query = this.of(manager)
       .createQueryBuilder()
       .update(Transaction)
-      .set({ ...changes, version: () => 'version + 1' } as QueryDeepPartialEntity<Transaction>)
+      .set({
+        ...withOrderNoRelease(changes),
+        version: () => 'version + 1',
+      } as QueryDeepPartialEntity<Transaction>)
       .where('id = :id', { id })
       .andWhere('state IN (:...from)', { from: [...guard.from] });
     if (guard.version !== undefined) query.andWhere('version = :version', { version: guard.version });
@@ -145,7 +143,10 @@ export class TransactionsRepository {
     const result = await this.of(manager)
       .createQueryBuilder()
       .update(Transaction)
-      .set({ ...changes, version: () => 'version + 1' } as QueryDeepPartialEntity<Transaction>)
+      .set({
+        ...withOrderNoRelease(changes),
+        version: () => 'version + 1',
+      } as QueryDeepPartialEntity<Transaction>)
       .where('id IN (:...ids)', { ids: [...ids] })
       .andWhere('state IN (:...from)', { from: [...guard.from] })
       .andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) })
@@ -157,4 +158,12 @@ export class TransactionsRepository {
     if (ids.length === 0) return Promise.resolve([]);
     return this.of(manager).find({ where: { id: In([...ids]) }, order: { id: 'ASC' } });
   }
+}
+
+/**
+ * Every write that moves a transaction to `canceled` or `expired` also releases its order_no
+ * (SPEC §4: reusable once no live transaction holds it), whichever path makes the move.
+ */
+function withOrderNoRelease(changes: Partial<Transaction>): Partial<Transaction> {
+  return changes.state && releasesOrderNo(changes.state) ? { ...changes, liveOrderNo: null } : changes;
 }

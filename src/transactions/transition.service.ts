@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { EventDetails, EventName } from '../events/event-types';
 import { OutboxService } from '../events/outbox.service';
-import { eventFor, releasesOrderNo, ruleFor, type Trigger } from './state-machine';
+import { eventFor, ruleFor, type Trigger } from './state-machine';
 import type { Transaction } from './transaction.entity';
 import type { TransactionState } from './transaction-state';
 import { TransactionsRepository } from './transactions.repository';
@@ -68,7 +68,6 @@ export class TransitionService {
     }
     const now = input.now ?? new Date();
     const changes: Partial<Transaction> = { state: to, updatedAt: now, ...input.amounts };
-    if (releasesOrderNo(to)) changes.liveOrderNo = null;
     const event = eventFor(input.trigger, to);
     const guardFrom = rule.to === 'same' ? [to] : from;
 
@@ -122,7 +121,6 @@ export class TransitionService {
     const work = async (manager: EntityManager) => {
       // Deadlines are compared with `now` (the sweep's instant); the write is stamped when it happens.
       const changes: Partial<Transaction> = { state: to, updatedAt: new Date() };
-      if (releasesOrderNo(to)) changes.liveOrderNo = null;
       const ids = await this.transactions.claimDue(rule.from, now, limit, manager);
       if (ids.length === 0) return { claimed: 0, expired: 0 };
       const changed = await this.transactions.transitionManyIf(
