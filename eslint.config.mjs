@@ -22,6 +22,32 @@ export default tseslint.config(
     },
   },
   {
+    // SPEC §17: the UnitOfWork (src/database/) is the only way to open a DB transaction.
+    files: ['src/**/*.ts'],
+    ignores: ['src/database/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@nestjs/typeorm',
+              importNames: ['InjectDataSource'],
+              message: 'Use UnitOfWork (src/database/unit-of-work.ts) for transactions, repositories for the rest.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='transaction']",
+          message: 'Open DB transactions only with UnitOfWork.run (src/database/unit-of-work.ts).',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

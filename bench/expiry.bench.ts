@@ -220,7 +220,7 @@ async function runMode(rows: number): Promise<void> {
 }
 
 async function insertMode(databaseUrl: string, rows: number): Promise<void> {
-  const ds = await new DataSource(buildDataSourceOptions({ type: 'mysql', url: databaseUrl })).initialize();
+  const ds = await new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database)).initialize();
   try {
     await insertDueTransactions(ds, rows, {
       chunk: 1000,

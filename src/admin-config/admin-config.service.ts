@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { isUniqueViolation } from '../database/db-values';
 import { AdminConfig } from './admin-config.entity';
@@ -22,8 +22,10 @@ export class AdminConfigService {
     private readonly config: AppConfig,
   ) {}
 
-  async get(): Promise<AdminConfig> {
-    const row = await this.rows.findOne({ where: { id: ROW_ID } });
+  /** The settings as stored now; pass the unit's manager when called inside a unit of work. */
+  async get(manager?: EntityManager): Promise<AdminConfig> {
+    const repo = manager ? manager.getRepository(AdminConfig) : this.rows;
+    const row = await repo.findOne({ where: { id: ROW_ID } });
     return row ?? this.defaults();
   }
 

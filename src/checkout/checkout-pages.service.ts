@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
-import { DomainError, FieldErrors } from '../common/errors/domain-errors';
+import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
-import { PaymentsService } from '../payments/payments.service';
+import { AttemptRefused, PaymentsService } from '../payments/payments.service';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
@@ -58,7 +58,7 @@ export class CheckoutPagesService {
     pgCode: string,
     csrfToken: string,
     status = 200,
-    cardInvalid = false,
+    problem: 'card' | 'in-progress' | null = null,
   ): Promise<PageResponse> {
     const { transaction, gateway } = await this.payments.open(asSessionId(sessionId), pgCode);
     const ctx = await this.context(transaction);
@@ -72,7 +72,8 @@ export class CheckoutPagesService {
           isSandbox: gateway.type === 'sandbox',
           csrfToken,
           checkoutUrl: checkoutPagePath(transaction.sessionId),
-          cardError: cardInvalid ? stringsFor(ctx.language).invalidCard : undefined,
+          cardError: problem === 'card' ? stringsFor(ctx.language).invalidCard : undefined,
+          notice: problem === 'in-progress' ? stringsFor(ctx.language).attemptInProgress : undefined,
         },
         ctx.language,
       ),
@@ -86,10 +87,16 @@ export class CheckoutPagesService {
       const attempt = await this.payments.attempt(id, { card, pgCode });
       return this.finish(attempt.transaction, attempt.referenceNumber);
     } catch (error) {
-      if (error instanceof FieldErrors) return this.paymentForm(id, pgCode, csrfToken, 400, true);
-      if (error instanceof DomainError && error.status === 409) {
-        // Not payable (any more): show what it is now.
-        return this.paymentForm(id, pgCode, csrfToken, 409);
+      if (error instanceof FieldErrors) return this.paymentForm(id, pgCode, csrfToken, 400, 'card');
+      if (error instanceof AttemptRefused) {
+        // Not charged: another attempt held the transaction, or it is not payable. The customer
+        // sees its real state: paid by the other attempt → where a paid customer goes.
+        const tx = error.transaction;
+        if (tx.state === 'paid' || tx.state === 'authorized') {
+          const winner = await this.payments.lastSuccessfulAttempt(tx);
+          return this.finish(tx, winner?.referenceNumber ?? '');
+        }
+        return this.paymentForm(id, pgCode, csrfToken, 409, tx.attemptInFlight ? 'in-progress' : null);
       }
       throw error;
     }

@@ -28,6 +28,7 @@ export interface PageStrings {
   notFound: string;
   formExpired: string;
   invalidCard: string;
+  attemptInProgress: string;
 }
 
 const EN: PageStrings = {
@@ -66,6 +67,8 @@ const EN: PageStrings = {
   notFound: 'This payment link does not exist.',
   formExpired: 'This form has expired. Go back, reload the page and try again.',
   invalidCard: 'Enter a valid card number.',
+  attemptInProgress:
+    'A payment for this transaction is already being processed. Wait a moment, then reload this page to see its result.',
 };
 
 const AR: PageStrings = {
@@ -104,6 +107,7 @@ const AR: PageStrings = {
   notFound: 'رابط الدفع هذا غير موجود.',
   formExpired: 'انتهت صلاحية النموذج. ارجع وأعد تحميل الصفحة ثم حاول مرة أخرى.',
   invalidCard: 'أدخل رقم بطاقة صالحًا.',
+  attemptInProgress: 'تجري معالجة دفعة لهذه المعاملة الآن. انتظر قليلًا ثم أعد تحميل هذه الصفحة لترى نتيجتها.',
 };
 
 export function pageLanguage(code: string | undefined): PageLanguage {

@@ -167,6 +167,8 @@ export interface PaymentView {
   checkoutUrl: string;
   /** The card field's error, if the last submission was refused. */
   cardError?: string;
+  /** Why the last submission was not charged, when another attempt held the transaction. */
+  notice?: string;
 }
 
 /** The sandbox gateway's payment page: "Card number" and "Pay" (SPEC §9). */
@@ -177,6 +179,7 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
   const error = view.cardError;
   const body = html` <p class="method-name">${view.methodName}</p>
     ${summary(tx, t, payable)} ${tx.state !== 'created' ? stateNotice(tx.state as TransactionState, t) : ''}
+    ${view.notice ? html`<p class="notice notice-warning" role="alert">${view.notice}</p>` : ''}
     ${
       payable
         ? html`${view.isSandbox ? html`<p class="sandbox">${t.sandboxNotice}</p>` : ''}

@@ -17,7 +17,11 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     assert.equal(config.port, 3000);
     assert.equal(config.publicBaseUrl, 'http://localhost:3000');
-    assert.deepEqual(config.database, { type: 'sqlite', path: 'data/checkout.sqlite' });
+    assert.deepEqual(config.database, {
+      type: 'sqlite',
+      path: 'data/checkout.sqlite',
+      pool: { acquireTimeoutMs: 5000, size: 20 },
+    });
     assert.equal(config.expirySweepSeconds, 30);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.webhookAllowPrivate, false);
@@ -37,6 +41,34 @@ describe('loadConfig', () => {
   it('takes a mysql:// DATABASE_URL and refuses any other scheme', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'mysql://u:p@db:3306/checkout' }).database.type, 'mysql');
     assert.match(problemsOf({ DATABASE_URL: 'postgres://x' }).join(), /^DATABASE_URL=/);
+  });
+
+  it('reads a DATABASE_URL host list with the pool settings (SPEC §17)', () => {
+    const { database } = loadConfig({
+      DATABASE_URL: 'mysql://app:s3cret@n1:4306,n2:4307/shop',
+      DB_ACQUIRE_TIMEOUT_MS: '1500',
+      DB_POOL_SIZE: '8',
+      DB_WSREP_SYNC_WAIT: '3',
+    });
+    assert.deepEqual(database, {
+      type: 'mysql',
+      endpoints: [
+        { host: 'n1', port: 4306 },
+        { host: 'n2', port: 4307 },
+      ],
+      user: 'app',
+      password: 's3cret',
+      database: 'shop',
+      pool: { acquireTimeoutMs: 1500, size: 8 },
+      wsrepSyncWait: 3,
+    });
+    assert.match(
+      problemsOf({ DATABASE_URL: 'mysql://u@n1:4306,,n2/shop' }).join(),
+      /^DATABASE_URL=.*several hosts/,
+    );
+    assert.match(problemsOf({ DB_ACQUIRE_TIMEOUT_MS: '50' }).join(), /^DB_ACQUIRE_TIMEOUT_MS=/);
+    assert.match(problemsOf({ DB_POOL_SIZE: '0' }).join(), /^DB_POOL_SIZE=/);
+    assert.match(problemsOf({ DB_WSREP_SYNC_WAIT: '16' }).join(), /^DB_WSREP_SYNC_WAIT=/);
   });
 
   it('needs ADMIN_USERNAME and ADMIN_PASSWORD together', () => {

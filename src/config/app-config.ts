@@ -11,7 +11,9 @@ import {
   Min,
   MinLength,
   validateSync,
+  ValidateBy,
 } from 'class-validator';
+import { parseMysqlUrl, type MysqlUrl } from '../database/mysql-url';
 
 const toBool = ({ value }: { value: unknown }): unknown => {
   if (value === undefined || value === '') return undefined;
@@ -61,8 +63,36 @@ class Env {
 
   @IsOptional()
   @Transform(emptyToUndefined)
-  @Matches(/^mysql:\/\/.+/, { message: 'DATABASE_URL must be a mysql://user:pass@host:port/db URL' })
+  @ValidateBy({
+    name: 'isMysqlUrl',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseMysqlUrl(value) !== null,
+      defaultMessage: () =>
+        'DATABASE_URL must be a mysql://user:pass@host:port/db URL (several hosts: mysql://user:pass@h1:3306,h2:3306/db)',
+    },
+  })
   DATABASE_URL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  DB_POOL_SIZE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  DB_ACQUIRE_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(15)
+  DB_WSREP_SYNC_WAIT?: number;
 
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -112,6 +142,20 @@ class Env {
   @Min(1)
   @Max(86400)
   EXPIRY_SWEEP_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  PAYMENT_RECONCILE_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  PAYMENT_ATTEMPT_TIMEOUT_SECONDS?: number;
 
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -180,7 +224,17 @@ class Env {
   DISPATCH_LEASE_MS?: number;
 }
 
-export type DatabaseConfig = { type: 'mysql'; url: string } | { type: 'sqlite'; path: string };
+/** How long a request may wait for a database connection, and how many a replica holds. */
+export interface PoolConfig {
+  /** DB_ACQUIRE_TIMEOUT_MS: waiting longer for a connection (or the embedded database) → 503. */
+  acquireTimeoutMs: number;
+  /** DB_POOL_SIZE: connections per replica (MySQL). */
+  size: number;
+}
+
+export type DatabaseConfig =
+  | ({ type: 'mysql'; pool: PoolConfig; wsrepSyncWait: number } & MysqlUrl)
+  | { type: 'sqlite'; path: string; pool: PoolConfig };
 
 /** Typed, validated configuration. Injected by class; built only by {@link loadConfig}. */
 export class AppConfig {
@@ -196,6 +250,13 @@ export class AppConfig {
   readonly webhookSigningKey: string | null;
   readonly webhookAllowPrivate: boolean;
   readonly expirySweepSeconds: number;
+  /** How often each replica settles payment attempts left unfinished (SPEC §17). */
+  readonly paymentReconcileSeconds: number;
+  /**
+   * An attempt still waiting for the gateway's answer after this long is asked about (its request
+   * died). Gateway adapters must time out their calls well within it.
+   */
+  readonly paymentAttemptTimeoutSeconds: number;
   readonly logLevel: string;
   readonly attachmentMaxBytes: number;
   readonly attachmentDir: string;
@@ -247,12 +308,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(['DISPATCH_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS']);
   }
   const port = env.PORT ?? 3000;
+  const pool: PoolConfig = {
+    acquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS ?? 5000,
+    size: env.DB_POOL_SIZE ?? 20,
+  };
   return new AppConfig({
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     database: env.DATABASE_URL
-      ? { type: 'mysql', url: env.DATABASE_URL }
-      : { type: 'sqlite', path: env.SQLITE_PATH ?? 'data/checkout.sqlite' },
+      ? {
+          type: 'mysql',
+          ...parseMysqlUrl(env.DATABASE_URL)!,
+          pool,
+          wsrepSyncWait: env.DB_WSREP_SYNC_WAIT ?? 1,
+        }
+      : { type: 'sqlite', path: env.SQLITE_PATH ?? 'data/checkout.sqlite', pool },
     smtpUrl: env.SMTP_URL ?? null,
     smtpFrom: env.SMTP_FROM ?? 'Checkout <no-reply@localhost>',
     smsProviderUrl: env.SMS_PROVIDER_URL ?? null,
@@ -261,6 +331,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookSigningKey: env.WEBHOOK_SIGNING_KEY ?? null,
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE ?? false,
     expirySweepSeconds: env.EXPIRY_SWEEP_SECONDS ?? 30,
+    paymentReconcileSeconds: env.PAYMENT_RECONCILE_SECONDS ?? 30,
+    paymentAttemptTimeoutSeconds: env.PAYMENT_ATTEMPT_TIMEOUT_SECONDS ?? 120,
     logLevel: env.LOG_LEVEL ?? 'info',
     attachmentMaxBytes: env.ATTACHMENT_MAX_BYTES ?? 2_500_000,
     attachmentDir: env.ATTACHMENT_DIR ?? 'data/attachments',

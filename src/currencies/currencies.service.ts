@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import * as iso4217 from 'currency-codes';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../common/errors/domain-errors';
 import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { isUniqueViolation } from '../database/db-values';
@@ -24,13 +24,16 @@ export class CurrenciesService {
    * Read-only lookup for hot paths (validation, representation, events), cached for a few
    * seconds; never mutate the result. Admin paths use {@link findByCode}.
    */
-  lookup(code: string): Promise<Currency | null> {
+  lookup(code: string, manager?: EntityManager): Promise<Currency | null> {
     const upper = code.toUpperCase();
+    // Inside a unit of work: through its own connection, never the pool (SPEC §17).
+    if (manager) return this.cache.getLoaded(upper, () => this.findByCode(upper, manager));
     return this.cache.get(upper, () => this.findByCode(upper));
   }
 
-  findByCode(code: string): Promise<Currency | null> {
-    return this.currencies.findOne({ where: { code: code.toUpperCase() } });
+  findByCode(code: string, manager?: EntityManager): Promise<Currency | null> {
+    const repo = manager ? manager.getRepository(Currency) : this.currencies;
+    return repo.findOne({ where: { code: code.toUpperCase() } });
   }
 
   list(): Promise<Currency[]> {

@@ -1,12 +1,17 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source-options';
-import { runMigrations } from './migration-runner';
-import { serializeSqliteAccess } from './sqlite-serial';
+import { DatabaseHealth } from './database-health';
+import { openDataSource } from './open-data-source';
+import { UnitOfWork } from './unit-of-work';
 
-/** The shared TypeORM data layer: connects, applies migrations, then the app starts. */
+/**
+ * The shared TypeORM data layer: connects, applies migrations, then the app starts. Provides the
+ * {@link UnitOfWork} (the only way to open a DB transaction) and the readiness check to every
+ * module.
+ */
+@Global()
 @Module({})
 export class DatabaseModule {
   static forRoot(): DynamicModule {
@@ -15,15 +20,16 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (config: AppConfig) => buildDataSourceOptions(config.database),
-          dataSourceFactory: async (options) => {
-            const dataSource = await new DataSource(options!).initialize();
-            await runMigrations(dataSource);
-            if (dataSource.options.type === 'better-sqlite3') serializeSqliteAccess(dataSource);
-            return dataSource;
-          },
+          // openDataSource waits for a database that is still starting; a failed start is final.
+          useFactory: (config: AppConfig) => ({
+            ...buildDataSourceOptions(config.database),
+            retryAttempts: 0,
+          }),
+          dataSourceFactory: (options) => openDataSource(options!),
         }),
       ],
+      providers: [UnitOfWork, DatabaseHealth],
+      exports: [UnitOfWork, DatabaseHealth],
     };
   }
 }

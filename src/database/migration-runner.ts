@@ -1,26 +1,148 @@
-import type { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource, MigrationExecutor } from 'typeorm';
+import { isRetryableConflict } from './db-errors';
+import { dateParam, isUniqueViolation } from './db-values';
+
+const LOCK_NAME = 'migrations';
+/** A holder that stops renewing its lock (killed mid-migration) loses it after this long. */
+const LEASE_MS = 60_000;
+const WAIT_MS = 180_000;
+const POLL_MS = 250;
+/** DDL may wait for running transactions of other replicas (a rolling deployment). */
+const MIGRATION_LOCK_WAIT_SECONDS = 300;
+
+export interface MigrationOptions {
+  /** How long to wait for another replica's migration run before giving up (ms). */
+  waitMs?: number;
+  log?: (message: string) => void;
+}
 
 /**
- * Applies pending migrations. On MySQL several replicas may start at once, so the run is wrapped
- * in a named lock (GET_LOCK) held by one connection; the others wait and then find nothing to do.
+ * Applies pending migrations, one replica at a time (SPEC §17). The lock is a row under a unique
+ * key in `schema_lock`, not `GET_LOCK`: named locks are per server, so on a Galera cluster two
+ * replicas on different nodes would both migrate. The holder renews its lease while it works; a
+ * holder that died is taken over once its lease ran out. The others wait, then find nothing
+ * left to do. The lock is released whatever happens.
  */
-export async function runMigrations(dataSource: DataSource): Promise<void> {
-  if (dataSource.options.type !== 'mysql') {
-    await dataSource.runMigrations({ transaction: 'each' });
-    return;
-  }
-  const runner = dataSource.createQueryRunner();
+export async function runMigrations(dataSource: DataSource, options: MigrationOptions = {}): Promise<void> {
+  await retryConflicts(() => createLockTable(dataSource));
+  const holder = `${hostname().slice(0, 32)}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  await acquire(dataSource, holder, options);
+  const renew = setInterval(() => {
+    void dataSource
+      .query(`UPDATE schema_lock SET expires_at = ? WHERE name = ? AND holder = ?`, [
+        dateParam(dataSource, new Date(Date.now() + LEASE_MS)),
+        LOCK_NAME,
+        holder,
+      ])
+      .catch(() => undefined); // the next renewal tries again; the lease covers a miss
+  }, LEASE_MS / 4);
+  renew.unref();
   try {
-    const [row] = (await runner.query(`SELECT GET_LOCK('checkout_migrations', 120) AS got`)) as {
-      got: number | string;
-    }[];
-    if (Number(row?.got) !== 1) throw new Error('Timed out waiting for the migration lock');
+    await applyPending(dataSource);
+  } finally {
+    clearInterval(renew);
+    await retryConflicts(() =>
+      dataSource.query(`DELETE FROM schema_lock WHERE name = ? AND holder = ?`, [LOCK_NAME, holder]),
+    );
+  }
+}
+
+async function createLockTable(dataSource: DataSource): Promise<void> {
+  const mysql = dataSource.options.type === 'mysql';
+  await dataSource.query(
+    `CREATE TABLE IF NOT EXISTS schema_lock (
+      name varchar(64) NOT NULL PRIMARY KEY,
+      holder varchar(128) NOT NULL,
+      expires_at ${mysql ? 'datetime(3)' : 'datetime'} NOT NULL
+    )${mysql ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : ''}`,
+  );
+}
+
+async function acquire(dataSource: DataSource, holder: string, options: MigrationOptions): Promise<void> {
+  const deadline = Date.now() + (options.waitMs ?? WAIT_MS);
+  let announced = false;
+  for (;;) {
+    const now = new Date();
+    const expiresAt = dateParam(dataSource, new Date(now.getTime() + LEASE_MS));
     try {
-      await dataSource.runMigrations({ transaction: 'each' });
-    } finally {
-      await runner.query(`SELECT RELEASE_LOCK('checkout_migrations')`);
+      await dataSource.query(`INSERT INTO schema_lock (name, holder, expires_at) VALUES (?, ?, ?)`, [
+        LOCK_NAME,
+        holder,
+        expiresAt,
+      ]);
+      return;
+    } catch (error) {
+      // Held by another replica (on Galera a concurrent insert on another node is a conflict).
+      if (!isUniqueViolation(error) && !isRetryableConflict(error)) throw error;
     }
+    const takenOver = await changedRows(
+      dataSource,
+      `UPDATE schema_lock SET holder = ?, expires_at = ? WHERE name = ? AND expires_at < ?`,
+      [holder, expiresAt, LOCK_NAME, dateParam(dataSource, now)],
+    ).catch((error: unknown) => {
+      if (isRetryableConflict(error)) return 0;
+      throw error;
+    });
+    if (takenOver === 1) {
+      options.log?.('Took over the migration lock of a replica that stopped renewing it');
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Timed out after ${options.waitMs ?? WAIT_MS} ms waiting for another replica's migrations`,
+      );
+    }
+    if (!announced) {
+      options.log?.('Another replica is applying migrations: waiting for it');
+      announced = true;
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+/** Pending migrations, each in its own transaction, on one connection whose DDL may wait longer. */
+async function applyPending(dataSource: DataSource): Promise<void> {
+  const runner = dataSource.createQueryRunner('master');
+  const mysql = dataSource.options.type === 'mysql';
+  let restore: string | null = null;
+  try {
+    if (mysql) {
+      const [row] = (await runner.query('SELECT @@SESSION.lock_wait_timeout AS t')) as {
+        t: number | string;
+      }[];
+      restore = String(Number(row.t));
+      await runner.query(`SET SESSION lock_wait_timeout = ${MIGRATION_LOCK_WAIT_SECONDS}`);
+    }
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    await executor.executePendingMigrations();
+  } finally {
+    if (restore !== null)
+      await runner.query(`SET SESSION lock_wait_timeout = ${restore}`).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** Runs one write and returns how many rows it changed (both dialects). */
+async function changedRows(dataSource: DataSource, sql: string, parameters: unknown[]): Promise<number> {
+  const runner = dataSource.createQueryRunner('master');
+  try {
+    return (await runner.query(sql, parameters, true)).affected ?? 0;
   } finally {
     await runner.release();
+  }
+}
+
+async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isRetryableConflict(error) || attempt >= 10) throw error;
+      await sleep(POLL_MS);
+    }
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, In } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, In, Repository } from 'typeorm';
 import { dateParam, insertedId, isLockConflict } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { Delivery, DeliveryStatus, newDeliveryRow } from './delivery.entity';
 import type { DeliveryOutcome } from './delivery-outcome';
@@ -19,7 +20,12 @@ export interface AttemptResult {
 /** Outbox rows: claims, attempt results, listings. */
 @Injectable()
 export class DeliveriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectRepository(Delivery) private readonly deliveries: Repository<Delivery>,
+    @InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>,
+    @InjectRepository(DeliveryAttempt) private readonly attempts: Repository<DeliveryAttempt>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   /**
    * Claims up to `limit` due deliveries for `token` until `leaseUntil`. One code path for both
@@ -30,17 +36,16 @@ export class DeliveriesRepository {
   async claimDue(token: string, now: Date, leaseUntil: Date, limit: number): Promise<Delivery[]> {
     const due = (qb: { andWhere: (w: Brackets | string, p?: object) => unknown }) => {
       qb.andWhere('status = :pending', { pending: 'pending' });
-      qb.andWhere('next_attempt_at <= :now', { now: dateParam(this.dataSource, now) });
+      qb.andWhere('next_attempt_at <= :now', { now: dateParam(this.deliveries.manager, now) });
       qb.andWhere(
         new Brackets((b) =>
           b
             .where('claimed_until IS NULL')
-            .orWhere('claimed_until < :now', { now: dateParam(this.dataSource, now) }),
+            .orWhere('claimed_until < :now', { now: dateParam(this.deliveries.manager, now) }),
         ),
       );
     };
-    const candidates = this.dataSource
-      .getRepository(Delivery)
+    const candidates = this.deliveries
       .createQueryBuilder('d')
       .select('d.id', 'id')
       .where('1 = 1')
@@ -50,7 +55,7 @@ export class DeliveriesRepository {
     due(candidates);
     const ids = (await candidates.getRawMany<{ id: string | number }>()).map((r) => String(r.id));
     if (ids.length === 0) return [];
-    const claim = this.dataSource
+    const claim = this.deliveries
       .createQueryBuilder()
       .update(Delivery)
       .set({ claimedBy: token, claimedUntil: leaseUntil })
@@ -65,9 +70,7 @@ export class DeliveriesRepository {
       throw error;
     }
     if (!result.affected) return [];
-    return this.dataSource
-      .getRepository(Delivery)
-      .find({ where: { id: In(ids), claimedBy: token }, order: { id: 'ASC' } });
+    return this.deliveries.find({ where: { id: In(ids), claimedBy: token }, order: { id: 'ASC' } });
   }
 
   /**
@@ -79,72 +82,62 @@ export class DeliveriesRepository {
     // The delivery row first, then the attempt (whose foreign key share-locks it): taking the
     // row's exclusive lock before the shared one avoids a lock upgrade that deadlocks against
     // another worker's claim UPDATE on MySQL.
-    await withDeadlockRetry(() =>
-      this.dataSource.transaction(async (manager) => {
-        await manager
-          .createQueryBuilder()
-          .update(Delivery)
-          .set({
-            status: result.status,
-            attempts: () => 'attempts + 1',
-            nextAttemptAt: result.nextAttemptAt,
-            claimedBy: null,
-            claimedUntil: null,
-            lastAttemptAt: result.attemptedAt,
-            lastStatusCode: outcome.statusCode,
-            lastError: outcome.error?.slice(0, 500) ?? null,
-          })
-          // Only while we still hold the claim: a worker that stalled past its lease must not
-          // release (or overwrite the outcome of) the claim another worker has taken since.
-          .where({ id: delivery.id, claimedBy: delivery.claimedBy })
-          .execute();
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(DeliveryAttempt)
-          .values({
-            deliveryId: delivery.id,
-            attemptedAt: result.attemptedAt,
-            statusCode: outcome.statusCode,
-            durationMs: result.durationMs,
-            error: outcome.error?.slice(0, 500) ?? null,
-            responseBody: outcome.responseBody,
-          })
-          .updateEntity(false)
-          .execute();
-      }),
-    );
+    await this.uow.run(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .update(Delivery)
+        .set({
+          status: result.status,
+          attempts: () => 'attempts + 1',
+          nextAttemptAt: result.nextAttemptAt,
+          claimedBy: null,
+          claimedUntil: null,
+          lastAttemptAt: result.attemptedAt,
+          lastStatusCode: outcome.statusCode,
+          lastError: outcome.error?.slice(0, 500) ?? null,
+        })
+        // Only while we still hold the claim: a worker that stalled past its lease must not
+        // release (or overwrite the outcome of) the claim another worker has taken since.
+        .where({ id: delivery.id, claimedBy: delivery.claimedBy })
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(DeliveryAttempt)
+        .values({
+          deliveryId: delivery.id,
+          attemptedAt: result.attemptedAt,
+          statusCode: outcome.statusCode,
+          durationMs: result.durationMs,
+          error: outcome.error?.slice(0, 500) ?? null,
+          responseBody: outcome.responseBody,
+        })
+        .updateEntity(false)
+        .execute();
+    });
   }
 
   eventsByRowIds(ids: string[]): Promise<OutboxEvent[]> {
-    return ids.length
-      ? this.dataSource.getRepository(OutboxEvent).find({ where: { id: In(ids) } })
-      : Promise.resolve([]);
+    return ids.length ? this.events.find({ where: { id: In(ids) } }) : Promise.resolve([]);
   }
 
   eventsOfSession(sessionId: string): Promise<OutboxEvent[]> {
-    return this.dataSource
-      .getRepository(OutboxEvent)
-      .find({ where: { sessionId }, order: { sequence: 'ASC' } });
+    return this.events.find({ where: { sessionId }, order: { sequence: 'ASC' } });
   }
 
   findEvent(sessionId: string, eventId: string): Promise<OutboxEvent | null> {
-    return this.dataSource.getRepository(OutboxEvent).findOne({ where: { sessionId, eventId } });
+    return this.events.findOne({ where: { sessionId, eventId } });
   }
 
   deliveriesOfEvents(eventRowIds: string[]): Promise<Delivery[]> {
     return eventRowIds.length
-      ? this.dataSource
-          .getRepository(Delivery)
-          .find({ where: { eventRowId: In(eventRowIds) }, order: { id: 'ASC' } })
+      ? this.deliveries.find({ where: { eventRowId: In(eventRowIds) }, order: { id: 'ASC' } })
       : Promise.resolve([]);
   }
 
   attemptsOf(deliveryIds: string[]): Promise<DeliveryAttempt[]> {
     return deliveryIds.length
-      ? this.dataSource
-          .getRepository(DeliveryAttempt)
-          .find({ where: { deliveryId: In(deliveryIds) }, order: { id: 'ASC' } })
+      ? this.attempts.find({ where: { deliveryId: In(deliveryIds) }, order: { id: 'ASC' } })
       : Promise.resolve([]);
   }
 
@@ -154,7 +147,7 @@ export class DeliveriesRepository {
    */
   async transactionOfSession(sessionId: string): Promise<{ id: string; webhookUrl: string } | null> {
     if (!/^[0-9a-f]{40}$/.test(sessionId)) return null;
-    const rows = await this.dataSource.query<{ id: string | number; webhook_url: string }[]>(
+    const rows = await this.deliveries.manager.query<{ id: string | number; webhook_url: string }[]>(
       `SELECT id, webhook_url FROM transactions WHERE session_id = ?`,
       [sessionId],
     );
@@ -163,7 +156,7 @@ export class DeliveriesRepository {
 
   /** A fresh pending webhook delivery of an event; returns its id. */
   async addWebhookDelivery(event: OutboxEvent, url: string, now: Date): Promise<string> {
-    const inserted = await this.dataSource
+    const inserted = await this.deliveries
       .createQueryBuilder()
       .insert()
       .into(Delivery)
@@ -178,16 +171,5 @@ export class DeliveriesRepository {
       .updateEntity(false)
       .execute();
     return insertedId(inserted);
-  }
-}
-
-async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isLockConflict(error) || attempt >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
-    }
   }
 }

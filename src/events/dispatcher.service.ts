@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { AppConfig } from '../config/app-config';
@@ -15,6 +15,8 @@ import { OutboxService } from './outbox.service';
 import { WebhookSender } from './webhooks/webhook-sender';
 
 const BATCH_SIZE = 20;
+/** On shutdown, sends still running after this long are interrupted (and retried later). */
+const SHUTDOWN_GRACE_MS = 4000;
 
 /**
  * Sends due outbox rows (SPEC §6). Every replica runs one: rows are claimed in the database with
@@ -32,6 +34,8 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  /** Aborted when shutdown cannot wait any longer for the sends in flight (one listener per send). */
+  private readonly interrupt = new AbortController();
 
   constructor(
     private readonly config: AppConfig,
@@ -44,11 +48,10 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    setMaxListeners(BATCH_SIZE * 2, this.interrupt.signal);
     this.stopped = false;
-    // Bound to this (bootstrap) async context: a pass poked from a commit hook must not inherit the
-    // committing transaction's context (on SQLite that context lets queries bypass the connection
-    // lock of database/sqlite-serial.ts).
-    this.outbox.onCommitted(AsyncResource.bind(() => this.poke()));
+    // The unit of work runs commit callbacks outside the committed unit (SPEC §17).
+    this.outbox.onCommitted(() => this.poke());
     if (!(await this.adminConfig.webhookSigningKey())) {
       this.logger.warn(
         'No webhook signing key (WEBHOOK_SIGNING_KEY or admin config): webhooks are sent unsigned.',
@@ -57,11 +60,28 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     this.schedule();
   }
 
+  /**
+   * Stops claiming; lets the sends in flight finish for a few seconds, then interrupts them (their
+   * attempt is logged as interrupted and retried by any replica), so shutdown stays within 10 s
+   * (SPEC §17) even when a receiver hangs.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.current?.catch(() => 0);
+    const current = this.current;
+    if (!current) return;
+    let grace: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      current.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS))),
+    ]);
+    clearTimeout(grace);
+    if (!finished) this.interrupt.abort();
+    await current.catch(() => 0);
   }
 
   /** Runs a pass soon (after a commit that recorded events). */
@@ -148,7 +168,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   private async send(delivery: Delivery, event: OutboxEvent): Promise<DeliveryOutcome> {
     switch (delivery.channel) {
       case 'webhook':
-        return this.webhooks.send(event, delivery.target);
+        return this.webhooks.send(event, delivery.target, this.interrupt.signal);
       case 'email':
         return this.email.send(
           delivery.target,
@@ -160,11 +180,14 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
           event.context.language,
           templateValues(event.payload, event.context),
         );
-        return this.sms.send({
-          to: delivery.target,
-          body: message.text,
-          meta: { event: event.event, session_id: event.sessionId, language: event.context.language },
-        });
+        return this.sms.send(
+          {
+            to: delivery.target,
+            body: message.text,
+            meta: { event: event.event, session_id: event.sessionId, language: event.context.language },
+          },
+          this.interrupt.signal,
+        );
       }
     }
   }

@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminConfigModule } from '../admin-config/admin-config.module';
 import { CurrenciesModule } from '../currencies/currencies.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryAttempt } from './delivery-attempt.entity';
+import { Delivery } from './delivery.entity';
+import { OutboxEvent } from './event.entity';
 import { DispatcherService } from './dispatcher.service';
 import { EventsAdminController } from './events-admin.controller';
 import { EventsAdminService } from './events-admin.service';
@@ -13,7 +17,12 @@ import { WebhookSender } from './webhooks/webhook-sender';
 
 /** Events: outbox, dispatcher, webhook / e-mail / SMS senders (SPEC §6). */
 @Module({
-  imports: [AdminConfigModule, CurrenciesModule, GatewaysModule],
+  imports: [
+    TypeOrmModule.forFeature([OutboxEvent, Delivery, DeliveryAttempt]),
+    AdminConfigModule,
+    CurrenciesModule,
+    GatewaysModule,
+  ],
   controllers: [EventsAdminController],
   providers: [
     EventsAdminService,

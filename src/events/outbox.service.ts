@@ -1,13 +1,6 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type {
-  DataSource,
-  EntityManager,
-  EntitySubscriberInterface,
-  QueryRunner,
-  TransactionCommitEvent,
-} from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { attachmentUrl } from '../attachments/attachments.service';
 import { AdminConfig } from '../admin-config/admin-config.entity';
@@ -16,6 +9,7 @@ import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { AppConfig } from '../config/app-config';
 import { bulkInsert } from '../database/bulk-insert';
 import { insertedId } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Transaction } from '../transactions/transaction.entity';
@@ -41,9 +35,12 @@ interface PlannedDelivery {
  * sends them after the commit.
  */
 @Injectable()
-export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
-  private readonly recordedIn = new WeakSet<QueryRunner>();
+export class OutboxService {
   private readonly commitListeners: (() => void)[] = [];
+  /** Registered with the unit of work that records deliveries: runs once it has committed. */
+  private readonly committed = (): void => {
+    for (const listener of this.commitListeners) listener();
+  };
   /**
    * The merchant name changes rarely; reading the settings for every event cost more than the
    * event itself. Like the currency and gateway lookups, a few seconds of staleness only affects
@@ -56,22 +53,12 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
     private readonly currencies: CurrenciesService,
     private readonly gateways: GatewaysService,
     private readonly adminConfig: AdminConfigService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
   ) {}
 
-  onModuleInit(): void {
-    this.dataSource.subscribers.push(this);
-  }
-
-  /** Called once a DB transaction that recorded events has committed (to send them right away). */
+  /** Called once a unit of work that recorded deliveries has committed (to send them right away). */
   onCommitted(listener: () => void): void {
     this.commitListeners.push(listener);
-  }
-
-  afterTransactionCommit(event: TransactionCommitEvent): void {
-    if (!this.recordedIn.has(event.queryRunner)) return;
-    this.recordedIn.delete(event.queryRunner);
-    for (const listener of this.commitListeners) listener();
   }
 
   async record(
@@ -82,7 +69,7 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
   ): Promise<void> {
     const sequence = await this.nextSequence(manager, transaction.id);
     const now = new Date();
-    const row = await this.eventRow(transaction, event, sequence, details, now);
+    const row = await this.eventRow(manager, transaction, event, sequence, details, now);
     const inserted = await manager
       .createQueryBuilder()
       .insert()
@@ -108,7 +95,7 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
         .values(deliveries)
         .updateEntity(false)
         .execute();
-      if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
+      this.uow.afterCommit(this.committed);
     }
   }
 
@@ -135,7 +122,7 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
       for (const tx of chunk) {
         const sequence = sequences.get(String(tx.id));
         if (sequence === undefined) throw new Error(`Transaction ${tx.id} not found for its event`);
-        rows.push(await this.eventRow(tx, event, sequence, details, now));
+        rows.push(await this.eventRow(manager, tx, event, sequence, details, now));
       }
       await bulkInsert(manager, OutboxEvent, rows);
 
@@ -155,25 +142,27 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
         await bulkInsert(
           manager,
           Delivery,
-          planned
-            .slice(d, d + BULK_ROWS)
-            .map(({ p, eventId }) =>
-              newDeliveryRow({
-                eventRowId: rowIdOf.get(eventId)!,
-                channel: p.channel,
-                target: p.target,
-                skippedReason: p.skippedReason,
-                now,
-              }),
-            ),
+          planned.slice(d, d + BULK_ROWS).map(({ p, eventId }) =>
+            newDeliveryRow({
+              eventRowId: rowIdOf.get(eventId)!,
+              channel: p.channel,
+              target: p.target,
+              skippedReason: p.skippedReason,
+              now,
+            }),
+          ),
         );
       }
-      if (manager.queryRunner) this.recordedIn.add(manager.queryRunner);
+      this.uow.afterCommit(this.committed);
     }
   }
 
-  /** The event row of one transaction: the SPEC §6 payload snapshot plus what notifications need. */
+  /**
+   * The event row of one transaction: the SPEC §6 payload snapshot plus what notifications need.
+   * Reference data is read through the unit's own manager when not already cached (SPEC §17).
+   */
   private async eventRow(
+    manager: EntityManager,
     tx: Transaction,
     event: EventName,
     sequence: number,
@@ -181,9 +170,9 @@ export class OutboxService implements OnModuleInit, EntitySubscriberInterface {
     now: Date,
   ): Promise<Omit<OutboxEvent, 'id'>> {
     const [currency, gateway, settings] = await Promise.all([
-      this.currencies.lookup(tx.currencyCode),
-      this.gateways.lookup(tx.pgCode),
-      this.settings.get('settings', () => this.adminConfig.get()),
+      this.currencies.lookup(tx.currencyCode, manager),
+      this.gateways.lookup(tx.pgCode, manager),
+      this.settings.getLoaded('settings', () => this.adminConfig.get(manager)),
     ]);
     const eventId = randomUUID();
     return {

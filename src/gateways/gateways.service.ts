@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../common/errors/domain-errors';
 import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { isUniqueViolation } from '../database/db-values';
@@ -43,12 +43,15 @@ export class GatewaysService {
    * Read-only lookup for hot paths (validation, representation, events), cached for a few
    * seconds; never mutate the result. Admin and payment paths use {@link findByCode}.
    */
-  lookup(code: string): Promise<Gateway | null> {
+  lookup(code: string, manager?: EntityManager): Promise<Gateway | null> {
+    // Inside a unit of work: through its own connection, never the pool (SPEC §17).
+    if (manager) return this.cache.getLoaded(code, () => this.findByCode(code, manager));
     return this.cache.get(code, () => this.findByCode(code));
   }
 
-  findByCode(code: string): Promise<Gateway | null> {
-    return this.gateways.findOne({ where: { code } });
+  findByCode(code: string, manager?: EntityManager): Promise<Gateway | null> {
+    const repo = manager ? manager.getRepository(Gateway) : this.gateways;
+    return repo.findOne({ where: { code } });
   }
 
   findByCodes(codes: string[]): Promise<Gateway[]> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { dateParam, isUniqueViolation } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { IdempotencyKey } from './idempotency-key.entity';
 
 /** The in-flight row of (scope, key, route) claimed with this token. */
@@ -30,28 +31,36 @@ export interface StoredResponse {
   body: string;
 }
 
-/** The rows of `idempotency_keys` (SPEC §11). Every change is conditional: no check-then-write. */
+/**
+ * The rows of `idempotency_keys` (SPEC §11). Every change is conditional: no check-then-write.
+ * Writes race other replicas (on Galera, other nodes), so each is retried on a conflict.
+ */
 @Injectable()
 export class IdempotencyKeysRepository {
-  constructor(@InjectRepository(IdempotencyKey) private readonly repo: Repository<IdempotencyKey>) {}
+  constructor(
+    @InjectRepository(IdempotencyKey) private readonly repo: Repository<IdempotencyKey>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   /** INSERTs an in-flight row; false when (scope, key, route) already has one (the unique key). */
   async insertClaim(ref: KeyRef, values: ClaimValues): Promise<boolean> {
     try {
-      await this.repo
-        .createQueryBuilder()
-        .insert()
-        .into(IdempotencyKey)
-        .values({
-          ...ref,
-          ...values,
-          status: 'in_flight',
-          responseStatus: null,
-          responseHeaders: null,
-          responseBody: null,
-        })
-        .updateEntity(false)
-        .execute();
+      await this.uow.retrying(() =>
+        this.repo
+          .createQueryBuilder()
+          .insert()
+          .into(IdempotencyKey)
+          .values({
+            ...ref,
+            ...values,
+            status: 'in_flight',
+            responseStatus: null,
+            responseHeaders: null,
+            responseBody: null,
+          })
+          .updateEntity(false)
+          .execute(),
+      );
       return true;
     } catch (error) {
       if (isUniqueViolation(error)) return false;
@@ -65,18 +74,20 @@ export class IdempotencyKeysRepository {
 
   /** Claims an expired row (created before `cutoff`) afresh, as if it were absent. */
   async reclaimExpired(id: string, cutoff: Date, values: ClaimValues): Promise<boolean> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update(IdempotencyKey)
-      .set({
-        ...values,
-        status: 'in_flight',
-        responseStatus: null,
-        responseHeaders: null,
-        responseBody: null,
-      })
-      .where('id = :id AND created_at < :cutoff', { id, cutoff: dateParam(this.repo.manager, cutoff) })
-      .execute();
+    const result = await this.uow.retrying(() =>
+      this.repo
+        .createQueryBuilder()
+        .update(IdempotencyKey)
+        .set({
+          ...values,
+          status: 'in_flight',
+          responseStatus: null,
+          responseHeaders: null,
+          responseBody: null,
+        })
+        .where('id = :id AND created_at < :cutoff', { id, cutoff: dateParam(this.repo.manager, cutoff) })
+        .execute(),
+    );
     return (result.affected ?? 0) === 1;
   }
 
@@ -87,44 +98,50 @@ export class IdempotencyKeysRepository {
     now: Date,
     values: Pick<ClaimValues, 'claimToken' | 'lockedUntil'>,
   ): Promise<boolean> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update(IdempotencyKey)
-      .set(values)
-      .where("id = :id AND status = 'in_flight' AND claim_token = :previousToken AND locked_until < :now", {
-        id,
-        previousToken,
-        now: dateParam(this.repo.manager, now),
-      })
-      .execute();
+    const result = await this.uow.retrying(() =>
+      this.repo
+        .createQueryBuilder()
+        .update(IdempotencyKey)
+        .set(values)
+        .where("id = :id AND status = 'in_flight' AND claim_token = :previousToken AND locked_until < :now", {
+          id,
+          previousToken,
+          now: dateParam(this.repo.manager, now),
+        })
+        .execute(),
+    );
     return (result.affected ?? 0) === 1;
   }
 
   /** Stores the response of the request holding the claim. */
   async complete(ref: KeyRef, claimToken: string, response: StoredResponse): Promise<boolean> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update(IdempotencyKey)
-      .set({
-        status: 'done',
-        lockedUntil: null,
-        responseStatus: response.status,
-        responseHeaders: response.headers,
-        responseBody: response.body,
-      })
-      .where(HELD_BY, { ...ref, claimToken })
-      .execute();
+    const result = await this.uow.retrying(() =>
+      this.repo
+        .createQueryBuilder()
+        .update(IdempotencyKey)
+        .set({
+          status: 'done',
+          lockedUntil: null,
+          responseStatus: response.status,
+          responseHeaders: response.headers,
+          responseBody: response.body,
+        })
+        .where(HELD_BY, { ...ref, claimToken })
+        .execute(),
+    );
     return (result.affected ?? 0) === 1;
   }
 
   /** Forgets the claim of the request holding it: the key is free again. */
   async release(ref: KeyRef, claimToken: string): Promise<void> {
-    await this.repo
-      .createQueryBuilder()
-      .delete()
-      .from(IdempotencyKey)
-      .where(HELD_BY, { ...ref, claimToken })
-      .execute();
+    await this.uow.retrying(() =>
+      this.repo
+        .createQueryBuilder()
+        .delete()
+        .from(IdempotencyKey)
+        .where(HELD_BY, { ...ref, claimToken })
+        .execute(),
+    );
   }
 
   /**
@@ -141,13 +158,15 @@ export class IdempotencyKeysRepository {
       .limit(limit)
       .getRawMany<{ id: string | number }>();
     if (rows.length === 0) return 0;
-    const result = await this.repo
-      .createQueryBuilder()
-      .delete()
-      .from(IdempotencyKey)
-      .where({ id: In(rows.map((row) => String(row.id))) })
-      .andWhere('created_at < :at', { at })
-      .execute();
+    const result = await this.uow.retrying(() =>
+      this.repo
+        .createQueryBuilder()
+        .delete()
+        .from(IdempotencyKey)
+        .where({ id: In(rows.map((row) => String(row.id))) })
+        .andWhere('created_at < :at', { at })
+        .execute(),
+    );
     return result.affected ?? rows.length;
   }
 }

@@ -11,7 +11,7 @@ import { GatewayAdapters } from '../payments/adapters/gateway-adapters';
 import { PaymentsService } from '../payments/payments.service';
 import { nextState, type Trigger } from '../transactions/state-machine';
 import type { Transaction } from '../transactions/transaction.entity';
-import { TransactionsService } from '../transactions/transactions.service';
+import { ATTEMPT_HOLDS_IT, TransactionsService } from '../transactions/transactions.service';
 import { TransitionService, type AmountChanges } from '../transactions/transition.service';
 import { OperationResultsRepository } from './operation-results.repository';
 
@@ -138,6 +138,7 @@ export class OperationsService {
 
     for (let round = 1; ; round++) {
       const current = round === 1 ? tx : await this.transactions.get(tx.sessionId);
+      if (current.attemptInFlight) throw new OperationRefused(ATTEMPT_HOLDS_IT, 409);
       const plan = planOperation(operation, current, requested, digits);
       if (plan.followUp) await this.followUp(current, plan.followUp, plan.amount);
       const outcome = await this.transitions.apply(current, {

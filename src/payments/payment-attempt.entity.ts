@@ -6,7 +6,10 @@ export type AttemptResult = (typeof ATTEMPT_RESULTS)[number];
 
 /**
  * One payment attempt on a transaction: the reference number, the gateway code, the result and the
- * gateway's response code. Never any card data.
+ * gateway's response code. Never any card data. Its life (SPEC §17): written `pending` before the
+ * gateway is called; the answer stored as soon as it arrives (`completed_at`); then the
+ * transaction settled from it (`settled_at`) — each step durable before the next, so a crash at
+ * any point leaves something the reconciler can finish.
  */
 @Entity({ name: 'payment_attempts' })
 export class PaymentAttempt {
@@ -35,16 +38,18 @@ export class PaymentAttempt {
   @Column({ name: 'currency_code', type: 'varchar', length: 3 })
   currencyCode: string;
 
-  /**
-   * The transaction's id while this attempt is running, NULL once it completed. Its unique key lets
-   * only one attempt per transaction talk to the gateway at a time (on every replica).
-   */
-  @Column({ name: 'in_flight_transaction_id', type: 'bigint', nullable: true, unique: true })
-  inFlightTransactionId: string | null;
-
+  /** When the attempt was written, just before the gateway was called. */
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 
+  /** When the gateway's answer was stored (`result` is then no longer `pending`). */
   @TimestampColumn({ name: 'completed_at', nullable: true })
   completedAt: Date | null;
+
+  /**
+   * When the transaction was settled from the answer (its state changed, its event recorded) or
+   * freed from an attempt the gateway never saw. NULL: the reconciler still has to finish it.
+   */
+  @TimestampColumn({ name: 'settled_at', nullable: true })
+  settledAt: Date | null;
 }

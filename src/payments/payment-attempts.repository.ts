@@ -1,63 +1,81 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { dateParam } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { PaymentAttempt, type AttemptResult } from './payment-attempt.entity';
+
+/** A gateway's answer as stored on the attempt. */
+export interface StoredAnswer {
+  result: Exclude<AttemptResult, 'pending'>;
+  responseCode: string;
+}
 
 @Injectable()
 export class PaymentAttemptsRepository {
-  constructor(@InjectRepository(PaymentAttempt) private readonly repo: Repository<PaymentAttempt>) {}
+  constructor(
+    @InjectRepository(PaymentAttempt) private readonly repo: Repository<PaymentAttempt>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
-  private of(manager?: EntityManager): Repository<PaymentAttempt> {
-    return manager ? manager.getRepository(PaymentAttempt) : this.repo;
-  }
-
-  /** One INSERT; a unique violation on `in_flight_transaction_id` means another attempt runs. */
-  async insert(attempt: PaymentAttempt): Promise<void> {
-    const result = await this.repo
+  /** One INSERT, inside the unit of work that claimed the transaction for this attempt. */
+  async insert(attempt: PaymentAttempt, manager: EntityManager): Promise<void> {
+    const result = await manager
       .createQueryBuilder()
       .insert()
       .into(PaymentAttempt)
       .values(attempt)
       .updateEntity(false)
       .execute();
-    const raw = result.raw as { insertId?: number | string } | undefined;
-    const id: unknown = raw?.insertId ?? result.identifiers[0]?.id;
+    const raw = result.raw as { insertId?: number | string } | number | undefined;
+    const id: unknown = typeof raw === 'number' ? raw : (raw?.insertId ?? result.identifiers[0]?.id);
     if (typeof id === 'number' || typeof id === 'string') attempt.id = String(id);
   }
 
-  /** Records the outcome and releases the transaction for the next attempt. */
-  async complete(
-    referenceNumber: string,
-    outcome: { result: AttemptResult; responseCode: string; amount: string },
-    manager?: EntityManager,
-  ): Promise<void> {
-    await this.of(manager).update(
-      { referenceNumber },
-      { ...outcome, inFlightTransactionId: null, completedAt: new Date() },
+  /**
+   * Stores the gateway's answer, on its own and at once (SPEC §17: before anything else can fail).
+   * Only while the attempt is still pending: a later copy of the same answer changes nothing.
+   */
+  async storeAnswer(referenceNumber: string, answer: StoredAnswer, at: Date = new Date()): Promise<void> {
+    await this.uow.retrying(() =>
+      this.repo.update({ referenceNumber, result: 'pending' }, { ...answer, completedAt: at }),
     );
   }
 
-  /** Drops an attempt that never reached the gateway. */
-  async release(referenceNumber: string): Promise<void> {
-    await this.repo.delete({ referenceNumber, result: 'pending' });
+  /** Marks the attempt settled, in the unit of work that settles its transaction. */
+  async markSettled(referenceNumber: string, manager: EntityManager, at: Date = new Date()): Promise<void> {
+    await manager
+      .getRepository(PaymentAttempt)
+      .update({ referenceNumber, settledAt: IsNull() }, { settledAt: at });
   }
 
-  /** Marks attempts abandoned before `before` (a crashed replica) as errors, freeing the slot. */
-  async abandonStale(transactionId: string, before: Date): Promise<number> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update(PaymentAttempt)
-      .set({
-        result: 'error',
-        responseCode: 'abandoned',
-        inFlightTransactionId: null,
-        completedAt: new Date(),
-      })
-      .where('in_flight_transaction_id = :id', { id: transactionId })
-      .andWhere('created_at < :before', { before: dateParam(this.repo.manager, before) })
-      .execute();
-    return result.affected ?? 0;
+  /** An attempt the gateway never saw: an error that charged nothing, settled with no transition. */
+  async markNeverCharged(
+    referenceNumber: string,
+    manager: EntityManager,
+    at: Date = new Date(),
+  ): Promise<void> {
+    await manager
+      .getRepository(PaymentAttempt)
+      .update(
+        { referenceNumber, settledAt: IsNull() },
+        { result: 'error', responseCode: 'not-at-gateway', completedAt: at, settledAt: at },
+      );
+  }
+
+  findByReference(referenceNumber: string): Promise<PaymentAttempt | null> {
+    return this.repo.findOne({ where: { referenceNumber } });
+  }
+
+  /** Attempts not settled yet that were started before `before`, oldest first. */
+  findUnsettled(before: Date, limit: number): Promise<PaymentAttempt[]> {
+    return this.repo
+      .createQueryBuilder('a')
+      .where('a.settled_at IS NULL')
+      .andWhere('a.created_at < :before', { before: dateParam(this.repo.manager, before) })
+      .orderBy('a.created_at', 'ASC')
+      .limit(limit)
+      .getMany();
   }
 
   listForTransaction(transactionId: string): Promise<PaymentAttempt[]> {

@@ -4,10 +4,13 @@ import { GatewaysModule } from '../gateways/gateways.module';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { GATEWAY_ADAPTERS, type GatewayAdapter } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
+import { SandboxCharge } from './adapters/sandbox-charge.entity';
 import { SandboxGatewayAdapter } from './adapters/sandbox-gateway.adapter';
+import { AttemptSettlement } from './attempt-settlement';
 import { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { PaymentsService } from './payments.service';
+import { ReconcilerJob } from './reconciler.job';
 import { TestHelpersController } from './test-helpers.controller';
 
 /**
@@ -15,7 +18,7 @@ import { TestHelpersController } from './test-helpers.controller';
  * added to the GATEWAY_ADAPTERS list below, beside the sandbox one.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentAttempt]), TransactionsModule, GatewaysModule],
+  imports: [TypeOrmModule.forFeature([PaymentAttempt, SandboxCharge]), TransactionsModule, GatewaysModule],
   controllers: [TestHelpersController],
   providers: [
     SandboxGatewayAdapter,
@@ -26,8 +29,10 @@ import { TestHelpersController } from './test-helpers.controller';
     },
     GatewayAdapters,
     PaymentAttemptsRepository,
+    AttemptSettlement,
     PaymentsService,
+    ReconcilerJob,
   ],
-  exports: [PaymentsService, GatewayAdapters],
+  exports: [PaymentsService, AttemptSettlement, GatewayAdapters],
 })
 export class PaymentsModule {}

@@ -1,27 +1,33 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BadRequest,
   FieldErrors,
   NotFound,
   PermissionDenied,
+  ServiceUnavailable,
   StateConflict,
 } from '../common/errors/domain-errors';
-import { isLockConflict, isUniqueViolation } from '../database/db-values';
 import type { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
-import type { Trigger } from '../transactions/state-machine';
 import type { Transaction } from '../transactions/transaction.entity';
 import { isPayable } from '../transactions/transaction-state';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
-import type { AttemptOutcome } from './adapters/gateway-adapter';
+import type { AttemptOutcome, GatewayAdapter } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
+import { AttemptSettlement } from './attempt-settlement';
 import { PaymentAttempt } from './payment-attempt.entity';
-import { PaymentAttemptsRepository } from './payment-attempts.repository';
+import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 
-/** An attempt still "in flight" after this long was abandoned (a crashed replica). */
-const STALE_ATTEMPT_MS = 120_000;
+/** How long a second attempt waits for the one in flight to settle before it answers. */
+const IN_FLIGHT_WAIT_MS = 3000;
+const IN_FLIGHT_POLL_MS = 100;
+/** Claim tries when the transaction turns out free right after a refused claim. */
+const CLAIM_ROUNDS = 3;
+
+export const ATTEMPT_IN_PROGRESS = 'A payment attempt for this transaction is already in progress.';
 
 export interface AttemptRequest {
   /** The card number as typed (spaces and dashes allowed). Never stored or logged. */
@@ -39,9 +45,32 @@ export interface AttemptResultView {
 }
 
 /**
- * A payment attempt (SPEC §9), the same for the payment page and the test helper: checks that the
- * transaction is payable and not past its deadline, asks the gateway adapter, records the attempt
- * and applies the transition through the state machine.
+ * An attempt that did not reach the gateway because the transaction could not be claimed: it is
+ * not payable, or another attempt holds it. Carries the transaction as it is now, so the customer
+ * sees its real state (SPEC §17).
+ */
+export class AttemptRefused extends StateConflict {
+  constructor(
+    message: string,
+    readonly transaction: Transaction,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A payment attempt (SPEC §9), the same for the payment page and the test helper, built so that a
+ * gateway outcome is never lost (SPEC §17):
+ *
+ * 1. claim: one conditional write makes this the only attempt in flight (payable, before the
+ *    deadline, no other attempt), and the attempt row is written with its reference — before the
+ *    gateway is called; a second attempt is refused here and sees the real state;
+ * 2. ask the gateway (for the amount as stored);
+ * 3. store its answer, on its own, at once;
+ * 4. settle: the transition and its event, idempotently ({@link AttemptSettlement}).
+ *
+ * A crash or a database failure after 1 leaves an unsettled attempt that the reconciler finishes
+ * by asking the gateway.
  */
 @Injectable()
 export class PaymentsService {
@@ -53,6 +82,7 @@ export class PaymentsService {
     private readonly gateways: GatewaysService,
     private readonly adapters: GatewayAdapters,
     private readonly attempts: PaymentAttemptsRepository,
+    private readonly settlement: AttemptSettlement,
   ) {}
 
   /**
@@ -61,15 +91,11 @@ export class PaymentsService {
    * `pgCode` is not its payment method.
    */
   async open(sessionId: string, pgCode?: string): Promise<{ transaction: Transaction; gateway: Gateway }> {
-    let tx = await this.transactions.get(sessionId);
+    const tx = await this.transactions.get(sessionId);
     if (pgCode !== undefined && pgCode !== tx.pgCode) throw new NotFound();
     const gateway = await this.gateways.findByCode(tx.pgCode);
     if (!gateway) throw new NotFound();
-    if (isPayable(tx.state) && tx.expiresAt.getTime() <= Date.now()) {
-      const outcome = await this.transitions.expireIfDue(tx);
-      tx = outcome.transaction ?? tx;
-    }
-    return { transaction: tx, gateway };
+    return { transaction: await this.expiredIfDue(tx), gateway };
   }
 
   async attempt(sessionId: string, request: AttemptRequest): Promise<AttemptResultView> {
@@ -82,56 +108,12 @@ export class PaymentsService {
     const adapter = this.adapters.for(gateway);
     if (!adapter) throw new BadRequest(`Gateway "${gateway.code}" cannot take payments yet.`);
 
-    const attempt = await this.claim(opened);
-    // Re-read under the claim: an attempt that finished meanwhile may have paid it already. The
-    // gateway is then asked for the amount stored now.
-    let tx = await this.transactions.get(sessionId);
-    if (isPayable(tx.state) && tx.expiresAt.getTime() <= Date.now()) {
-      tx = (await this.transitions.expireIfDue(tx)).transaction ?? tx;
-    }
-    if (!isPayable(tx.state)) {
-      await this.attempts.release(attempt.referenceNumber);
-      throw notPayable(tx);
-    }
-    let outcome: AttemptOutcome;
-    try {
-      outcome = await adapter.pay({
-        gateway,
-        referenceNumber: attempt.referenceNumber,
-        amount: tx.amount,
-        currencyCode: tx.currencyCode,
-        operation: tx.operation,
-        card,
-      });
-    } catch (error) {
-      this.logger.error({ err: error, adapter: adapter.name }, 'Gateway adapter failed during an attempt');
-      outcome = { result: 'error', responseCode: 'adapter-error' };
-    }
-
-    const charged = { ...outcome, amount: tx.amount };
-    const trigger = triggerFor(outcome, tx);
-    const applied = await this.transitions.apply(tx, {
-      trigger,
-      amounts: trigger === 'attempt_paid' ? { paidAmount: tx.amount } : undefined,
-      details: {
-        referenceNumber: attempt.referenceNumber,
-        result: outcome.result === 'declined' ? 'failed' : outcome.result,
-      },
-      alsoWrite: (manager) => this.attempts.complete(attempt.referenceNumber, charged, manager),
-    });
-    if (!applied.applied) {
-      // The state changed while the gateway was working (e.g. canceled): keep the attempt's record.
-      await this.attempts.complete(attempt.referenceNumber, charged);
-      this.logger.warn(
-        { sessionId: tx.sessionId, referenceNumber: attempt.referenceNumber, result: outcome.result },
-        'Attempt finished after the transaction left a payable state',
-      );
-      throw notPayable(applied.transaction ?? tx);
-    }
+    const { attempt, transaction } = await this.claim(opened);
+    const answer = await this.ask(adapter, gateway, attempt, transaction, card);
     return {
-      transaction: applied.transaction,
+      transaction: await this.settlement.settle(attempt, answer, transaction.operation),
       referenceNumber: attempt.referenceNumber,
-      result: outcome.result,
+      result: answer.result,
     };
   }
 
@@ -140,52 +122,121 @@ export class PaymentsService {
     return this.attempts.findLastSuccess(tx.id);
   }
 
-  /** Inserts the attempt as in flight: one per transaction at a time, on every replica. */
-  private async claim(tx: Transaction): Promise<PaymentAttempt> {
-    for (let round = 0; round < 2; round++) {
+  /**
+   * Step 1: claims the transaction for a new attempt and writes the attempt (pending, with its
+   * reference number) in one unit of work. Refused with the transaction's real state when it is
+   * not payable or another attempt holds it (after waiting a moment for that one to settle). An
+   * attempt found holding it long after its request should have finished is settled first.
+   */
+  private async claim(opened: Transaction): Promise<{ attempt: PaymentAttempt; transaction: Transaction }> {
+    for (let round = 1; ; round++) {
       const attempt = Object.assign(new PaymentAttempt(), {
-        transactionId: tx.id,
         referenceNumber: randomBytes(10).toString('hex').toUpperCase(),
-        pgCode: tx.pgCode,
         result: 'pending',
         responseCode: '',
-        amount: tx.amount,
-        currencyCode: tx.currencyCode,
-        inFlightTransactionId: tx.id,
         createdAt: new Date(),
         completedAt: null,
+        settledAt: null,
       } satisfies Partial<PaymentAttempt>);
-      try {
-        await this.attempts.insert(attempt);
-        return attempt;
-      } catch (error) {
-        // Several claimants inserting the same in-flight key at once: InnoDB may pick one of the
-        // losers as a deadlock victim instead of reporting the duplicate. Either way another
-        // attempt holds the transaction.
-        if (isLockConflict(error)) break;
-        if (!isUniqueViolation(error)) throw error;
-        if (round > 0) break;
-        const freed = await this.attempts.abandonStale(tx.id, new Date(Date.now() - STALE_ATTEMPT_MS));
-        if (freed === 0) break;
+      const stored = await this.transitions.claimForAttempt(
+        opened.id,
+        attempt.referenceNumber,
+        (manager, row) => {
+          // The gateway is asked for the amount stored now, never anything the browser sent.
+          Object.assign(attempt, {
+            transactionId: row.id,
+            pgCode: row.pgCode,
+            amount: row.amount,
+            currencyCode: row.currencyCode,
+          });
+          return this.attempts.insert(attempt, manager);
+        },
+      );
+      if (stored) return { attempt, transaction: stored };
+
+      let current = await this.expiredIfDue(await this.transactions.get(opened.sessionId));
+      if (!isPayable(current.state)) throw notPayable(current);
+      if (!current.attemptInFlight) {
+        if (round < CLAIM_ROUNDS) continue; // freed between our write and our read
+        throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
       }
+      const holder = await this.attempts.findByReference(current.attemptInFlight);
+      if (round === 1 && holder && this.settlement.isOverdue(holder)) {
+        await this.settlement.finish(holder).catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'Could not settle an overdue attempt');
+        });
+        continue;
+      }
+      current = await this.waitWhileHeld(current);
+      if (current.attemptInFlight) throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
+      if (!isPayable(current.state)) throw notPayable(current);
+      // The other attempt was declined or failed: the customer sees that and may try again.
+      throw new AttemptRefused(
+        `Another payment attempt for this transaction just ended in state "${current.state}"; try again.`,
+        current,
+      );
     }
-    throw new StateConflict('A payment attempt for this transaction is already in progress.');
+  }
+
+  /**
+   * Steps 2 and 3: the gateway's answer, stored before anything else can fail. When the adapter
+   * fails, the gateway is asked what it did: an attempt it never received is a gateway error
+   * (nothing charged); when it cannot be asked either, the attempt stays pending for the
+   * reconciler and the request answers 503.
+   */
+  private async ask(
+    adapter: GatewayAdapter,
+    gateway: Gateway,
+    attempt: PaymentAttempt,
+    tx: Transaction,
+    card: string,
+  ): Promise<StoredAnswer> {
+    let answer: AttemptOutcome;
+    try {
+      answer = await adapter.pay({
+        gateway,
+        referenceNumber: attempt.referenceNumber,
+        amount: attempt.amount,
+        currencyCode: attempt.currencyCode,
+        operation: tx.operation,
+        card,
+      });
+    } catch (error) {
+      this.logger.error({ err: error, adapter: adapter.name }, 'Gateway adapter failed during an attempt');
+      const known = await adapter
+        .inquire({ gateway, referenceNumber: attempt.referenceNumber })
+        .catch((inquiryError: unknown) => {
+          this.logger.error({ err: inquiryError, adapter: adapter.name }, 'Could not ask the gateway either');
+          return undefined;
+        });
+      if (known === undefined) throw new ServiceUnavailable();
+      answer = known ?? { result: 'error', responseCode: 'adapter-error' };
+    }
+    await this.attempts.storeAnswer(attempt.referenceNumber, answer);
+    return answer;
+  }
+
+  /** Expires a payable transaction whose deadline has passed (refused while an attempt holds it). */
+  private async expiredIfDue(tx: Transaction): Promise<Transaction> {
+    if (!isPayable(tx.state) || tx.attemptInFlight || tx.expiresAt.getTime() > Date.now()) return tx;
+    return (await this.transitions.expireIfDue(tx)).transaction ?? tx;
+  }
+
+  /** The transaction once the attempt holding it has settled, or as it is after a short wait. */
+  private async waitWhileHeld(tx: Transaction): Promise<Transaction> {
+    const holder = tx.attemptInFlight;
+    const until = Date.now() + IN_FLIGHT_WAIT_MS;
+    let current = tx;
+    while (current.attemptInFlight === holder && Date.now() < until) {
+      await sleep(IN_FLIGHT_POLL_MS);
+      current = await this.transactions.get(tx.sessionId);
+    }
+    return current;
   }
 }
 
-function triggerFor(outcome: AttemptOutcome, tx: Transaction): Trigger {
-  switch (outcome.result) {
-    case 'success':
-      return tx.operation === 'authorize' ? 'attempt_authorized' : 'attempt_paid';
-    case 'declined':
-      return 'attempt_declined';
-    case 'error':
-      return 'attempt_error';
-  }
-}
-
-export function notPayable(tx: Transaction): StateConflict {
-  return new StateConflict(`A transaction in state "${tx.state}" can no longer be paid.`);
+export function notPayable(tx: Transaction): AttemptRefused {
+  return new AttemptRefused(`A transaction in state "${tx.state}" can no longer be paid.`, tx);
 }
 
 /** Digits only; spaces and dashes are allowed between groups. 400 when it is no card number. */

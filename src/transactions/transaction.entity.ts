@@ -156,4 +156,12 @@ export class Transaction {
   /** `created_at + expiration_time`: the deadline after which the transaction is no longer payable. */
   @TimestampColumn({ name: 'expires_at' })
   expiresAt: Date;
+
+  /**
+   * The reference number of the payment attempt now at the gateway, NULL otherwise (SPEC §17).
+   * Set by a conditional UPDATE before the gateway is called, cleared when the attempt is
+   * settled: while set, no other attempt, update, cancel or expiry can change the transaction.
+   */
+  @Column({ name: 'attempt_in_flight', type: 'varchar', length: 64, nullable: true })
+  attemptInFlight: string | null;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Not, Repository } from 'typeorm';
+import { EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import { dateParam } from '../database/db-values';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { insertedId } from '../database/db-values';
@@ -58,8 +58,9 @@ export class TransactionsRepository {
   }
 
   /**
-   * Writes `changes` only if the row still has `version` and one of `states`; bumps the version.
-   * Returns false when another writer got there first (the caller re-reads and decides).
+   * Writes `changes` only if the row still has `version` and one of `states`, and no payment attempt
+   * holds it; bumps the version. Returns false when another writer got there first (the caller
+   * re-reads and decides).
    */
   async updateIfCurrent(
     id: string,
@@ -72,7 +73,42 @@ export class TransactionsRepository {
       .createQueryBuilder()
       .update(Transaction)
       .set({ ...withOrderNoRelease(changes), version: version + 1 } as QueryDeepPartialEntity<Transaction>)
-      .where({ id, version, state: In([...states]) })
+      .where({ id, version, state: In([...states]), attemptInFlight: IsNull() })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
+  /**
+   * Claims a payable transaction for one payment attempt (SPEC §17) before the gateway is called:
+   * sets `attempt_in_flight` only while the row is in one of `payable`, before its deadline, and
+   * no other attempt holds it. False when any of that does not hold.
+   */
+  async claimForAttempt(
+    id: string,
+    referenceNumber: string,
+    payable: readonly TransactionState[],
+    now: Date,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const result = await this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ attemptInFlight: referenceNumber })
+      .where('id = :id', { id })
+      .andWhere('state IN (:...payable)', { payable: [...payable] })
+      .andWhere('attempt_in_flight IS NULL')
+      .andWhere('expires_at > :now', { now: dateParam(manager, now) })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
+  /** Frees the transaction from an attempt that never charged (no state change). */
+  async releaseAttempt(id: string, referenceNumber: string, manager: EntityManager): Promise<boolean> {
+    const result = await this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ attemptInFlight: null })
+      .where('id = :id AND attempt_in_flight = :referenceNumber', { id, referenceNumber })
       .execute();
     return (result.affected ?? 0) === 1;
   }
@@ -80,11 +116,13 @@ export class TransactionsRepository {
   /**
    * The state machine's conditional write (see TransitionService): changes the row only while it
    * is in one of `guard.from` (and, when given, still at `guard.version`, and with its deadline at
-   * or before `guard.dueBy`); bumps the version. False when the guard did not hold.
+   * or before `guard.dueBy`); bumps the version. A row held by a payment attempt changes only by
+   * that attempt's settlement (`guard.settles`, which also frees it). False when the guard did not
+   * hold.
    */
   async transitionIf(
     id: string,
-    guard: { from: readonly TransactionState[]; version?: number; dueBy?: Date },
+    guard: { from: readonly TransactionState[]; version?: number; dueBy?: Date; settles?: string },
     changes: Partial<Transaction>,
     manager: EntityManager,
   ): Promise<boolean> {
@@ -93,10 +131,13 @@ export class TransactionsRepository {
       .update(Transaction)
       .set({
         ...withOrderNoRelease(changes),
+        ...(guard.settles ? { attemptInFlight: null } : {}),
         version: () => 'version + 1',
       } as QueryDeepPartialEntity<Transaction>)
       .where('id = :id', { id })
       .andWhere('state IN (:...from)', { from: [...guard.from] });
+    if (guard.settles) query.andWhere('attempt_in_flight = :settles', { settles: guard.settles });
+    else query.andWhere('attempt_in_flight IS NULL');
     if (guard.version !== undefined) query.andWhere('version = :version', { version: guard.version });
     if (guard.dueBy) query.andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) });
     const result = await query.execute();
@@ -105,7 +146,7 @@ export class TransactionsRepository {
 
   /**
    * Picks up to `limit` transactions in one of `from` whose deadline is at or before `dueBy`, for
-   * the expiry job (SPEC §7). Oldest state range first, in the order of the (state, expires_at)
+   * the expiry job (SPEC §7), skipping those a payment attempt holds (it settles them). Oldest state range first, in the order of the (state, expires_at)
    * index, so the scan stops after `limit` rows. On MySQL the rows are locked with
    * `FOR UPDATE SKIP LOCKED` until the caller's DB transaction ends: replicas take disjoint
    * batches, and a row another writer holds (a payment being recorded) is skipped, not waited for.
@@ -121,7 +162,7 @@ export class TransactionsRepository {
     const states = from.map(() => '?').join(', ');
     const rows = await manager.query<{ id: string | number }[]>(
       `SELECT id FROM transactions${mysql ? ' FORCE INDEX (idx_transactions_state_expires_at)' : ''}
-       WHERE state IN (${states}) AND expires_at <= ?
+       WHERE state IN (${states}) AND expires_at <= ? AND attempt_in_flight IS NULL
        ORDER BY state, expires_at LIMIT ?${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
       [...from, dateParam(manager, dueBy), limit],
     );
@@ -150,6 +191,7 @@ export class TransactionsRepository {
       .where('id IN (:...ids)', { ids: [...ids] })
       .andWhere('state IN (:...from)', { from: [...guard.from] })
       .andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) })
+      .andWhere('attempt_in_flight IS NULL')
       .execute();
     return result.affected ?? 0;
   }

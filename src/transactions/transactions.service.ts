@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { FieldErrors, NotFound, PreconditionFailed, StateConflict } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { isUniqueViolation, violatedKey } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { OutboxService } from '../events/outbox.service';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Principal } from '../auth/principal';
@@ -31,6 +30,7 @@ export interface TransactionView {
 }
 
 const UPDATE_ATTEMPTS = 3;
+export const ATTEMPT_HOLDS_IT = 'A payment attempt for this transaction is in progress; retry shortly.';
 /** Thrown inside an update's database transaction when the row changed meanwhile. */
 const NOT_WRITTEN = new Error('not written');
 
@@ -45,7 +45,7 @@ export class TransactionsService {
     private readonly config: AppConfig,
     private readonly outbox: OutboxService,
     private readonly attachments: TransactionAttachments,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async create(principal: Principal, body: TransactionBody): Promise<TransactionView> {
@@ -66,7 +66,7 @@ export class TransactionsService {
     );
     const now = new Date();
     const columns = columnsFromInput(dto, gateway.operation);
-    const tx = Object.assign(new Transaction(), columns, {
+    const draft = Object.assign(new Transaction(), columns, {
       sessionId: randomBytes(20).toString('hex'),
       state: 'created',
       version: 1,
@@ -85,10 +85,14 @@ export class TransactionsService {
       createdAt: now,
       updatedAt: now,
       expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
+      attemptInFlight: null,
     } satisfies Partial<Transaction>);
+    let tx = draft;
     try {
-      await this.dataSource.transaction(async (manager) => {
-        Object.assign(tx, await this.attachments.apply(manager, attachment, tx, tx));
+      await this.uow.run(async (manager) => {
+        // Built afresh on every run of the unit (a retried run starts from the draft again).
+        tx = Object.assign(new Transaction(), draft);
+        Object.assign(tx, await this.attachments.apply(manager, attachment, draft, draft));
         await this.transactions.insert(tx, manager);
         await this.outbox.record(manager, tx, 'created');
       });
@@ -124,6 +128,8 @@ export class TransactionsService {
       if (!isPayable(tx.state)) {
         throw new StateConflict(`A transaction in state "${tx.state}" can no longer be updated.`);
       }
+      // The gateway is charging the stored amount right now (SPEC §17).
+      if (tx.attemptInFlight) throw new StateConflict(ATTEMPT_HOLDS_IT);
       const merged = mergeRequestFields(toRequestFields(tx), body.fields);
       const { dto, gateway, currency } = await this.attachments.validate(attachment, () =>
         this.validator.validate(merged, {
@@ -142,7 +148,7 @@ export class TransactionsService {
       };
       let written: boolean;
       try {
-        written = await this.dataSource.transaction(async (manager) => {
+        written = await this.uow.run(async (manager) => {
           Object.assign(changes, await this.attachments.apply(manager, attachment, tx, columns));
           if (await this.transactions.updateIfCurrent(tx.id, tx.version, PAYABLE_STATES, changes, manager)) {
             return true;
@@ -193,6 +199,11 @@ export class TransactionsService {
     const tx = /^[0-9a-f]{40}$/.test(sessionId) ? await this.transactions.findBySessionId(sessionId) : null;
     if (!tx) throw new NotFound();
     return tx;
+  }
+
+  /** The transaction with this row id, or null. */
+  findById(id: string): Promise<Transaction | null> {
+    return this.transactions.findById(id);
   }
 
   /** The live (else the most recent) transaction with this order_no; NotFound when none. */

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
+import { UnitOfWork } from '../database/unit-of-work';
 import type { EventDetails, EventName } from '../events/event-types';
 import { OutboxService } from '../events/outbox.service';
 import { eventFor, ruleFor, type Trigger } from './state-machine';
+import { PAYABLE_STATES } from './transaction-state';
 import type { Transaction } from './transaction.entity';
 import type { TransactionState } from './transaction-state';
 import { TransactionsRepository } from './transactions.repository';
@@ -21,6 +22,12 @@ export interface TransitionInput {
   version?: number;
   /** Only when the deadline (`expires_at`) is at or before this instant (expiry). */
   dueBy?: Date;
+  /**
+   * The reference number of the payment attempt this transition settles: only while that attempt
+   * holds the transaction, which it then frees. Without it, a transaction an attempt holds is
+   * refused (SPEC §17).
+   */
+  settles?: string;
   amounts?: AmountChanges;
   /** What the event carries beside the transaction (operation, amount, reference number...). */
   details?: EventDetails;
@@ -45,7 +52,7 @@ export class TransitionService {
   constructor(
     private readonly transactions: TransactionsRepository,
     private readonly outbox: OutboxService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /**
@@ -71,10 +78,10 @@ export class TransitionService {
     const event = eventFor(input.trigger, to);
     const guardFrom = rule.to === 'same' ? [to] : from;
 
-    const updated = await this.dataSource.transaction(async (manager) => {
+    const updated = await this.uow.run(async (manager) => {
       const won = await this.transactions.transitionIf(
         tx.id,
-        { from: guardFrom, version: input.version, dueBy: input.dueBy },
+        { from: guardFrom, version: input.version, dueBy: input.dueBy, settles: input.settles },
         changes,
         manager,
       );
@@ -89,6 +96,48 @@ export class TransitionService {
       return { applied: true, transaction: updated.row, from: updated.previous, event };
     }
     return { applied: false, transaction: await this.transactions.findById(tx.id) };
+  }
+
+  /**
+   * Claims a payable transaction for one payment attempt, before the gateway is called (SPEC §17):
+   * in one unit of work, the conditional write that makes the attempt the only one in flight, and
+   * `record` (which writes the attempt, given the transaction as stored). Null when the transaction
+   * is not payable, past its deadline, or held by another attempt.
+   */
+  claimForAttempt(
+    transactionId: string,
+    referenceNumber: string,
+    record: (manager: EntityManager, stored: Transaction) => Promise<void>,
+    now: Date = new Date(),
+  ): Promise<Transaction | null> {
+    return this.uow.run(async (manager) => {
+      const claimed = await this.transactions.claimForAttempt(
+        transactionId,
+        referenceNumber,
+        PAYABLE_STATES,
+        now,
+        manager,
+      );
+      if (!claimed) return null;
+      const stored = (await this.transactions.findById(transactionId, manager))!;
+      await record(manager, stored);
+      return stored;
+    });
+  }
+
+  /**
+   * Frees a transaction from an attempt that never charged (the gateway does not know it): no state
+   * change, no event. `alsoWrite` records that on the attempt in the same unit of work.
+   */
+  releaseAttempt(
+    transactionId: string,
+    referenceNumber: string,
+    alsoWrite: (manager: EntityManager) => Promise<void>,
+  ): Promise<void> {
+    return this.uow.run(async (manager) => {
+      await this.transactions.releaseAttempt(transactionId, referenceNumber, manager);
+      await alsoWrite(manager);
+    });
   }
 
   /**
@@ -134,10 +183,8 @@ export class TransitionService {
       return { claimed: ids.length, expired: ids.length };
     };
     try {
-      // READ COMMITTED on MySQL: the claim takes no gap locks, so it never blocks new transactions.
-      return this.dataSource.options.type === 'mysql'
-        ? await this.dataSource.transaction('READ COMMITTED', work)
-        : await this.dataSource.transaction(work);
+      // READ COMMITTED (every session): the claim takes no gap locks, so it never blocks new transactions.
+      return await this.uow.run(work);
     } catch (error) {
       if (!(error instanceof RacedBatch)) throw error;
       let expired = 0;

@@ -65,10 +65,21 @@ export class UsersService {
     }
   }
 
-  /** Makes sure the bootstrap admin exists with this password (ADMIN_USERNAME/ADMIN_PASSWORD). */
+  /**
+   * Makes sure the bootstrap admin exists with this password (ADMIN_USERNAME/ADMIN_PASSWORD).
+   * Replicas starting together race to create it: the one that loses the insert (unique key)
+   * finds the winner's row and checks it like any existing one.
+   */
   async ensureAdmin(username: string, password: string): Promise<User> {
-    const existing = await this.users.findOne({ where: { username } });
-    if (!existing) return this.create({ username, password, isAdmin: true });
+    let existing = await this.users.findOne({ where: { username } });
+    if (!existing) {
+      try {
+        return await this.create({ username, password, isAdmin: true });
+      } catch (error) {
+        if (!(error instanceof FieldErrors)) throw error;
+        existing = await this.users.findOneOrFail({ where: { username } });
+      }
+    }
     const samePassword = await verifyPassword(password, existing.passwordHash);
     if (samePassword && existing.isAdmin && existing.isActive) return existing;
     return this.update(existing.id, { password, isAdmin: true, isActive: true });

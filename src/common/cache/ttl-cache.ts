@@ -4,17 +4,34 @@
  * this replica is seen at once (the owner deletes the key), other replicas see it within the TTL.
  */
 export class TtlCache<T = unknown> {
-  private readonly entries = new Map<string, { value: Promise<T>; until: number }>();
+  private readonly entries = new Map<
+    string,
+    { value: Promise<T>; settled: boolean; result?: T; until: number }
+  >();
 
   constructor(private readonly ttlMs: number) {}
 
   get(key: string, load: () => Promise<T>): Promise<T> {
-    const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.until > now) return hit.value;
-    const value = load();
-    this.entries.set(key, { value, until: now + this.ttlMs });
-    value.catch(() => this.entries.delete(key));
+    if (hit && hit.until > Date.now()) return hit.value;
+    return this.store(key, load());
+  }
+
+  /**
+   * For code inside a DB transaction (SPEC §17): a fresh value already in hand, else `load`
+   * (which reads through the transaction's own connection). Never waits for a load another caller
+   * started, which would go through the pool.
+   */
+  async getLoaded(key: string, load: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(key);
+    if (hit?.settled && hit.until > Date.now()) return hit.result as T;
+    const value = await load();
+    this.entries.set(key, {
+      value: Promise.resolve(value),
+      settled: true,
+      result: value,
+      until: Date.now() + this.ttlMs,
+    });
     return value;
   }
 
@@ -24,6 +41,25 @@ export class TtlCache<T = unknown> {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  private store(key: string, value: Promise<T>): Promise<T> {
+    const entry: { value: Promise<T>; settled: boolean; result?: T; until: number } = {
+      value,
+      settled: false,
+      until: Date.now() + this.ttlMs,
+    };
+    this.entries.set(key, entry);
+    value.then(
+      (result) => {
+        entry.settled = true;
+        entry.result = result;
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return value;
   }
 }
 

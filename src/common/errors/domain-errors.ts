@@ -91,6 +91,15 @@ export class Throttled extends DomainError {
   }
 }
 
+/** The database is out of reach or too contended right now (SPEC §17): retry after a moment. */
+export class ServiceUnavailable extends DomainError {
+  readonly status = 503;
+  constructor(retryAfterSeconds = 1) {
+    super('Service temporarily unavailable.');
+    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}
+
 /** Adds one message under a (possibly dotted) field path of a tree. */
 export function addFieldError(tree: FieldErrorTree, path: string, message: string): void {
   const parts = path.split('.');

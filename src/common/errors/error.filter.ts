@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DomainError } from './domain-errors';
+import { isDatabaseUnavailable } from '../../database/db-errors';
+import { DomainError, ServiceUnavailable } from './domain-errors';
 
 /**
  * The one error path (SPEC §2): domain errors keep their status and body; Nest's own HTTP
@@ -37,6 +38,12 @@ export class ErrorFilter implements ExceptionFilter {
     }
     const bodyParserStatus = parserErrorStatus(error);
     if (bodyParserStatus) return bodyParserStatus;
+    if (isDatabaseUnavailable(error)) {
+      // Out of reach or contended right now (SPEC §17): the client retries; never a 500.
+      this.logger.warn({ err: error, reqId: req.id }, 'Database unavailable');
+      const unavailable = new ServiceUnavailable();
+      return { status: unavailable.status, body: unavailable.body(), headers: unavailable.headers };
+    }
     this.logger.error({ err: error, reqId: req.id }, 'Unhandled error');
     return { status: 500, body: { detail: 'Internal server error.' }, headers: {} };
   }
@@ -51,7 +58,7 @@ function detailFor(status: number, error: HttpException): string {
     case 413:
       return 'Request body is too large.';
     case 503:
-      return 'Service unavailable.';
+      return 'Service temporarily unavailable.';
     default: {
       const response = error.getResponse();
       if (typeof response === 'string') return response;

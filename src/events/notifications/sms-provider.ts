@@ -28,7 +28,7 @@ export interface SmsProvider {
 export class HttpSmsProvider implements SmsProvider {
   constructor(private readonly config: AppConfig) {}
 
-  send(message: SmsMessage): Promise<DeliveryOutcome> {
+  send(message: SmsMessage, signal?: AbortSignal): Promise<DeliveryOutcome> {
     if (!this.config.smsProviderUrl)
       return Promise.resolve(failedOutcome('SMS_PROVIDER_URL is not configured', false));
     return postJson(
@@ -38,6 +38,7 @@ export class HttpSmsProvider implements SmsProvider {
         headers: {},
         timeoutMs: this.config.webhookTimeoutMs,
         blockPrivate: false,
+        signal,
       },
     );
   }

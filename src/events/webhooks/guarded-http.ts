@@ -10,7 +10,11 @@ export interface PostOptions {
   timeoutMs: number;
   /** Refuse loopback, private, link-local and metadata addresses (checked after DNS). */
   blockPrivate: boolean;
+  /** Aborts the request (the service is shutting down): a retryable failure. */
+  signal?: AbortSignal;
 }
+
+const INTERRUPTED = 'Interrupted: the service is shutting down';
 
 /** A target that resolved to an address webhooks must not reach: never retried. */
 export class BlockedTargetError extends Error {
@@ -63,14 +67,17 @@ export function postJson(url: string, body: string, options: PostOptions): Promi
     return Promise.resolve(failedOutcome(new BlockedTargetError(host, host).message, false));
   }
   const client = target.protocol === 'https:' ? https : http;
+  if (options.signal?.aborted) return Promise.resolve(failedOutcome(INTERRUPTED, true));
   return new Promise<DeliveryOutcome>((resolve) => {
     let settled = false;
     const finish = (outcome: DeliveryOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', interrupt);
       resolve(outcome);
     };
+    const interrupt = () => request.destroy(new Error(INTERRUPTED));
     const request = client.request(
       target,
       {
@@ -103,6 +110,7 @@ export function postJson(url: string, body: string, options: PostOptions): Promi
     const timer = setTimeout(() => {
       request.destroy(new Error(`Timed out after ${options.timeoutMs} ms`));
     }, options.timeoutMs);
+    options.signal?.addEventListener('abort', interrupt, { once: true });
     request.on('error', (error) => {
       finish(failedOutcome(error.message || String(error), !(error instanceof BlockedTargetError)));
     });

@@ -36,12 +36,13 @@ export class WebhookSender {
     return { body, headers };
   }
 
-  async send(event: OutboxEvent, url: string): Promise<DeliveryOutcome> {
+  async send(event: OutboxEvent, url: string, signal?: AbortSignal): Promise<DeliveryOutcome> {
     const request = await this.build(event);
     return postJson(url, request.body, {
       headers: request.headers,
       timeoutMs: this.config.webhookTimeoutMs,
       blockPrivate: !this.config.webhookAllowPrivate,
+      signal,
     });
   }
 }

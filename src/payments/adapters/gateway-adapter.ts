@@ -25,6 +25,12 @@ export interface AttemptOutcome {
   responseCode: string;
 }
 
+export interface InquiryInput {
+  gateway: Gateway;
+  /** The reference number the attempt was sent with. */
+  referenceNumber: string;
+}
+
 export type FollowUpOperation = 'capture' | 'void' | 'refund';
 
 export interface FollowUpInput {
@@ -47,7 +53,17 @@ export interface GatewayAdapter {
   readonly name: string;
   /** The gateway settings this adapter serves. */
   serves(gateway: Gateway): boolean;
+  /**
+   * Charges (or authorizes) once. May throw when the gateway cannot be reached or its answer is
+   * lost: the outcome is then unknown, and {@link inquire} tells it later.
+   */
   pay(input: PayInput): Promise<AttemptOutcome>;
+  /**
+   * What the gateway knows of an attempt, by our reference number (SPEC §17): its outcome, or
+   * null when it never received it (nothing was charged). Throws when the gateway cannot be asked
+   * now (the reconciler asks again later).
+   */
+  inquire(input: InquiryInput): Promise<AttemptOutcome | null>;
   /** Capture, void or refund an earlier successful attempt. */
   followUp(input: FollowUpInput): Promise<FollowUpOutcome>;
 }

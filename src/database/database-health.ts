@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { FailoverDriver, type PoolStatus } from './failover-pool';
+
+/** A ping must answer within this long for the database to count as up. */
+const PING_TIMEOUT_MS = 2000;
+/** A request that gave up waiting for a connection this recently marks the replica not ready. */
+const EXHAUSTION_WINDOW_MS = 5000;
+
+export interface DatabaseReadiness {
+  up: boolean;
+  /** Why not (absent when up). */
+  reason?: 'no-database' | 'pool-exhausted' | 'no-answer';
+  /** MySQL: the node in use and the pool's state. */
+  pool?: PoolStatus;
+}
+
+/**
+ * Readiness of this replica's database access (SPEC §17): a database answers a ping in time, and
+ * requests are not being turned away for want of a connection. Liveness never asks it.
+ */
+@Injectable()
+export class DatabaseHealth {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async check(): Promise<DatabaseReadiness> {
+    const driver = (this.dataSource.options as { driver?: unknown }).driver;
+    const pool = driver instanceof FailoverDriver ? (driver.pool?.status() ?? undefined) : undefined;
+    if (pool && pool.active === null) return { up: false, reason: 'no-database', pool };
+    if (pool?.lastAcquireTimeoutAt && Date.now() - pool.lastAcquireTimeoutAt < EXHAUSTION_WINDOW_MS) {
+      return { up: false, reason: 'pool-exhausted', pool };
+    }
+    if (!(await this.ping())) return { up: false, reason: 'no-answer', pool };
+    return { up: true, pool };
+  }
+
+  private async ping(): Promise<boolean> {
+    if (!this.dataSource.isInitialized) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+    });
+    const answered = this.dataSource.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([answered, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,402 @@
+import {
+  createConnection,
+  createPool,
+  type Connection,
+  type ConnectionOptions,
+  type Pool,
+  type PoolConnection,
+  type PoolOptions,
+} from 'mysql2';
+import { DatabaseUnavailableError } from './db-errors';
+import { endpointName, type MysqlEndpoint } from './mysql-url';
+import { assertOutsideUnit } from './unit-context';
+
+export interface FailoverSettings {
+  /** The servers of `DATABASE_URL`, in order of preference. */
+  endpoints: MysqlEndpoint[];
+  /** How long `getConnection` may take before it fails with {@link DatabaseUnavailableError}. */
+  acquireTimeoutMs: number;
+  /** `wsrep_sync_wait` for sessions on Galera nodes (0: off). */
+  wsrepSyncWait: number;
+  /** How often the monitor checks the node in use and probes the ones that were down. */
+  monitorIntervalMs?: number;
+  log?: { warn(message: string): void; log(message: string): void };
+}
+
+/** What the readiness probe and operators see. */
+export interface PoolStatus {
+  /** The node new connections come from (`host:port`), or null when none answers. */
+  active: string | null;
+  nodes: { endpoint: string; up: boolean; lastError: string | null }[];
+  /** Requests waiting for a connection right now. */
+  waiting: number;
+  /** When a request last gave up waiting for a connection (ms since the epoch), or null. */
+  lastAcquireTimeoutAt: number | null;
+}
+
+type ConnectionCallback = (error: Error | null, connection?: PoolConnection) => void;
+
+/** A request waiting for a connection, failed once its deadline has passed. */
+interface Waiter {
+  deadline: number;
+  expire: () => void;
+}
+
+/** One server of the list, with its own mysql2 pool (created when first needed). */
+interface Node {
+  endpoint: MysqlEndpoint;
+  name: string;
+  up: boolean;
+  lastError: string | null;
+  pool: Pool | null;
+  /** A connection of its own for the monitor's checks (outside the pool). */
+  monitor: Connection | null;
+  /** Whether the server runs Galera (`wsrep_on`), read on first contact. */
+  galera: boolean | null;
+}
+
+/** Network-level failures: the server is gone or unreachable, not merely busy. */
+const NODE_DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+]);
+/** 1047: Galera node not ready for queries (joining, or outside the primary component); 1053: shutting down. */
+const NODE_DOWN_ERRNOS = new Set([1047, 1053]);
+const RETRY_DELAY_MS = 100;
+/** How often waiting requests are checked against the acquire timeout. */
+const WAITER_SWEEP_MS = 50;
+
+export function isNodeDown(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown } | null;
+  return (
+    (typeof e?.code === 'string' && NODE_DOWN_CODES.has(e.code)) ||
+    (typeof e?.errno === 'number' && NODE_DOWN_ERRNOS.has(e.errno))
+  );
+}
+
+/**
+ * The mysql2 pool TypeORM drives (passed as its `driver`), for a list of servers — one MySQL, or
+ * the nodes of a Galera cluster (SPEC §17):
+ *
+ * - new connections come from the first node of the list that answers; a node that fails
+ *   (network error, not Synced) is set aside and the next one used; a monitor probes the nodes
+ *   every second, so a node that comes back is used again (failover and recovery in seconds);
+ * - `getConnection` never waits longer than the acquire timeout: then it fails with
+ *   {@link DatabaseUnavailableError}, which the API answers with 503;
+ * - every session runs READ COMMITTED, with lock waits bounded by the acquire timeout, and on
+ *   Galera with `wsrep_sync_wait` (reads see every commit made on any node before them).
+ */
+export class FailoverPool {
+  private readonly nodes: Node[];
+  private readonly ready = new WeakSet<PoolConnection>();
+  private readonly waiters = new Set<Waiter>();
+  private expiryTimer: NodeJS.Timeout | null = null;
+  private lastAcquireTimeoutAt: number | null = null;
+  private closed = false;
+  private readonly monitorTimer: NodeJS.Timeout;
+  private monitoring = false;
+
+  constructor(
+    private readonly options: PoolOptions,
+    private readonly settings: FailoverSettings,
+  ) {
+    this.nodes = settings.endpoints.map((endpoint) => ({
+      endpoint,
+      name: endpointName(endpoint),
+      up: true,
+      lastError: null,
+      pool: null,
+      monitor: null,
+      galera: null,
+    }));
+    this.monitorTimer = setInterval(() => void this.monitor(), settings.monitorIntervalMs ?? 1000);
+    this.monitorTimer.unref();
+  }
+
+  getConnection(callback: ConnectionCallback): void {
+    try {
+      assertOutsideUnit();
+    } catch (error) {
+      process.nextTick(callback, error);
+      return;
+    }
+    if (this.closed) {
+      process.nextTick(callback, new Error('Pool is closed.'));
+      return;
+    }
+    let finished = false;
+    const finish = (error: Error | null, connection?: PoolConnection) => {
+      if (finished) {
+        connection?.release();
+        return;
+      }
+      finished = true;
+      this.waiters.delete(waiter);
+      callback(error, connection);
+    };
+    const waiter: Waiter = {
+      deadline: Date.now() + this.settings.acquireTimeoutMs,
+      expire: () => {
+        this.lastAcquireTimeoutAt = Date.now();
+        finish(this.unavailable());
+      },
+    };
+    this.addWaiter(waiter);
+
+    const attempt = (): void => {
+      if (finished) return;
+      const node = this.activeNode();
+      if (!node) {
+        setTimeout(attempt, RETRY_DELAY_MS).unref(); // the monitor looks for a node meanwhile
+        return;
+      }
+      this.poolOf(node).getConnection((error, connection) => {
+        if (finished) {
+          connection?.release();
+          return;
+        }
+        if (error) {
+          this.failed(node, error);
+          setTimeout(attempt, isNodeDown(error) ? 0 : RETRY_DELAY_MS).unref();
+          return;
+        }
+        if (!node.up) {
+          // Set aside while this request waited: take a connection of the node in use instead.
+          connection.destroy();
+          attempt();
+          return;
+        }
+        if (this.ready.has(connection)) {
+          finish(null, connection);
+          return;
+        }
+        this.prepareSession(node, connection).then(
+          () => {
+            this.ready.add(connection);
+            finish(null, connection);
+          },
+          (prepareError: unknown) => {
+            connection.destroy();
+            this.failed(node, prepareError);
+            setTimeout(attempt, RETRY_DELAY_MS).unref();
+          },
+        );
+      });
+    };
+    attempt();
+  }
+
+  /**
+   * One timer for every request waiting for a connection (not one each: most acquisitions finish
+   * at once): fails those past the acquire timeout.
+   */
+  private addWaiter(waiter: Waiter): void {
+    this.waiters.add(waiter);
+    this.expiryTimer ??= setInterval(() => {
+      const now = Date.now();
+      for (const w of this.waiters) if (w.deadline <= now) w.expire();
+      if (this.waiters.size === 0 && this.expiryTimer) {
+        clearInterval(this.expiryTimer);
+        this.expiryTimer = null;
+      }
+    }, WAITER_SWEEP_MS);
+  }
+
+  end(callback?: (error?: Error) => void): void {
+    this.closed = true;
+    clearInterval(this.monitorTimer);
+    if (this.expiryTimer) clearInterval(this.expiryTimer);
+    const pools = this.nodes.map((node) => {
+      node.monitor?.destroy();
+      node.monitor = null;
+      const pool = node.pool;
+      node.pool = null;
+      return pool ? new Promise<void>((resolve) => pool.end(() => resolve())) : Promise.resolve();
+    });
+    void Promise.all(pools).then(() => callback?.());
+  }
+
+  status(): PoolStatus {
+    return {
+      active: this.activeNode()?.name ?? null,
+      nodes: this.nodes.map((n) => ({ endpoint: n.name, up: n.up, lastError: n.lastError })),
+      waiting: this.waiters.size,
+      lastAcquireTimeoutAt: this.lastAcquireTimeoutAt,
+    };
+  }
+
+  private activeNode(): Node | null {
+    return this.nodes.find((n) => n.up) ?? null;
+  }
+
+  private unavailable(): DatabaseUnavailableError {
+    const ms = this.settings.acquireTimeoutMs;
+    if (this.activeNode()) {
+      return new DatabaseUnavailableError(
+        `No database connection became free within ${ms} ms`,
+        'pool-exhausted',
+      );
+    }
+    const errors = this.nodes.map((n) => `${n.name}: ${n.lastError ?? 'unknown'}`).join('; ');
+    return new DatabaseUnavailableError(
+      `No database server answered within ${ms} ms (${errors})`,
+      'no-database',
+    );
+  }
+
+  private poolOf(node: Node): Pool {
+    node.pool ??= createPool({
+      ...this.options,
+      host: node.endpoint.host,
+      port: node.endpoint.port,
+      connectTimeout: Math.min(this.settings.acquireTimeoutMs, 3000),
+      enableKeepAlive: true,
+      // Idle connections close after a minute (mysql2 only runs that timer when maxIdle < limit):
+      // after a failover the pool of the node left behind empties by itself.
+      maxIdle: Math.max(1, (this.options.connectionLimit ?? 10) - 1),
+    });
+    return node.pool;
+  }
+
+  /** A node failed a request: a network failure sets it aside (and closes its pool). */
+  private failed(node: Node, error: unknown): void {
+    node.lastError = describe(error);
+    if (!isNodeDown(error) || !node.up) return;
+    this.setAside(node);
+  }
+
+  private setAside(node: Node): void {
+    if (!node.up) return;
+    node.up = false;
+    node.galera = null;
+    const pool = node.pool;
+    node.pool = null;
+    pool?.end(() => undefined);
+    node.monitor?.destroy();
+    node.monitor = null;
+    const next = this.activeNode();
+    this.settings.log?.warn(
+      `Database ${node.name} set aside (${node.lastError ?? 'failed'}); ${next ? `using ${next.name}` : 'no other server answers'}`,
+    );
+  }
+
+  /** Every second: checks the node in use, and probes the ones set aside so they come back. */
+  private async monitor(): Promise<void> {
+    if (this.monitoring || this.closed) return;
+    this.monitoring = true;
+    try {
+      await Promise.all(
+        this.nodes.map(async (node) => {
+          if (node.up && node !== this.activeNode()) return; // a standby: checked once needed
+          try {
+            await this.check(node);
+            if (!node.up && !this.closed) {
+              node.up = true;
+              node.lastError = null;
+              this.settings.log?.log(`Database ${node.name} answers again`);
+            }
+          } catch (error) {
+            node.lastError = describe(error);
+            node.monitor?.destroy();
+            node.monitor = null;
+            if (node.up) this.setAside(node);
+          }
+        }),
+      );
+    } finally {
+      this.monitoring = false;
+    }
+  }
+
+  /** One round trip on the node's monitor connection: the server answers and (Galera) is Synced. */
+  private async check(node: Node): Promise<void> {
+    const timeoutMs = Math.min(this.settings.acquireTimeoutMs, 2000);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.checkOnce(node), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async checkOnce(node: Node): Promise<void> {
+    if (!node.monitor) {
+      const connection = createConnection({
+        ...(this.options as ConnectionOptions),
+        host: node.endpoint.host,
+        port: node.endpoint.port,
+        connectTimeout: Math.min(this.settings.acquireTimeoutMs, 2000),
+      });
+      connection.on('error', () => {
+        if (node.monitor === connection) node.monitor = null;
+      });
+      node.monitor = connection;
+    }
+    const db = node.monitor.promise();
+    node.galera ??= await isGalera(db);
+    if (node.galera) await assertSynced(db);
+    else await db.query('SELECT 1');
+  }
+
+  /** Session settings of a new pooled connection (SPEC §17). */
+  private async prepareSession(node: Node, connection: PoolConnection): Promise<void> {
+    const db = connection.promise();
+    node.galera ??= await isGalera(db);
+    const lockWaitSeconds = Math.max(1, Math.ceil(this.settings.acquireTimeoutMs / 1000));
+    await db.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    const settings = [
+      `innodb_lock_wait_timeout = ${lockWaitSeconds}`,
+      `lock_wait_timeout = ${lockWaitSeconds}`,
+    ];
+    if (node.galera) settings.push(`wsrep_sync_wait = ${this.settings.wsrepSyncWait}`);
+    await db.query(`SET SESSION ${settings.join(', ')}`);
+    if (node.galera) await assertSynced(db);
+  }
+}
+
+type Queryable = { query(sql: string): Promise<[unknown, unknown]> };
+
+async function isGalera(db: Queryable): Promise<boolean> {
+  const [rows] = (await db.query(`SHOW VARIABLES LIKE 'wsrep_on'`)) as [{ Value?: string }[], unknown];
+  return rows[0]?.Value === 'ON';
+}
+
+/** A Galera node takes queries only while it is part of the primary component and ready. */
+async function assertSynced(db: Queryable): Promise<void> {
+  const [rows] = (await db.query(`SHOW STATUS LIKE 'wsrep_ready'`)) as [{ Value?: string }[], unknown];
+  if (rows[0]?.Value !== 'ON') {
+    throw Object.assign(new Error('WSREP has not yet prepared node for application use'), { errno: 1047 });
+  }
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  return typeof e?.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/**
+ * The `driver` object TypeORM loads instead of `mysql2` (its MySQL driver only calls
+ * `createPool`): every pool it creates is a {@link FailoverPool}. Keeps the last pool so the
+ * readiness probe can read its status.
+ */
+export class FailoverDriver {
+  pool: FailoverPool | null = null;
+
+  constructor(private readonly settings: FailoverSettings) {}
+
+  createPool(options: PoolOptions): FailoverPool {
+    this.pool = new FailoverPool(options, this.settings);
+    return this.pool;
+  }
+}

@@ -1,0 +1,160 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ServiceUnavailable } from '../common/errors/domain-errors';
+import { AppConfig } from '../config/app-config';
+import { isConnectionLoss, isRetryableConflict } from './db-errors';
+import { SqliteGate } from './sqlite-gate';
+import { currentUnit, runInUnit, runOutsideUnits, type UnitState } from './unit-context';
+
+/** Runs of a unit before it gives up with 503 (the first one included). */
+export const UNIT_ATTEMPTS = 6;
+const BACKOFF_BASE_MS = 15;
+const BACKOFF_CAP_MS = 400;
+
+/** A failure of one run, with whether COMMIT had been sent (then the outcome is unknown). */
+class RunFailed extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly duringCommit: boolean,
+  ) {
+    super('unit of work failed');
+  }
+}
+
+/** Counters for operators (and tests): how often units were retried or gave up. */
+export interface UnitOfWorkStats {
+  retries: number;
+  exhausted: number;
+}
+
+/**
+ * The one way to open a database transaction (SPEC §17).
+ *
+ * `run(work)` runs `work(manager)` in one transaction on one pooled connection (READ COMMITTED:
+ * the pool sets it on every session). Inside, read and write only through `manager`: asking the
+ * pool for another connection throws (a unit waiting for a second connection can deadlock the
+ * pool). A deadlock, lock-wait timeout or Galera certification conflict — also at COMMIT — rolls
+ * the unit back and runs it again whole, in a fresh transaction, up to {@link UNIT_ATTEMPTS}
+ * times with jittered backoff; then 503. So `work` must be safe to run again: compute what it
+ * writes inside it, and keep side effects outside the database for after the commit
+ * ({@link afterCommit}).
+ *
+ * On the embedded SQLite database the unit also holds the {@link SqliteGate} from BEGIN to
+ * COMMIT, so units run one at a time and no other request's query lands in an open transaction.
+ */
+@Injectable()
+export class UnitOfWork {
+  private readonly logger = new Logger('UnitOfWork');
+  readonly stats: UnitOfWorkStats = { retries: 0, exhausted: 0 };
+  private readonly gate: SqliteGate | null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    config: AppConfig,
+  ) {
+    this.gate = null;
+    if (dataSource.options.type === 'better-sqlite3') {
+      this.gate = new SqliteGate(config.database.pool.acquireTimeoutMs);
+      dataSource.subscribers.push(this.gate);
+    }
+  }
+
+  /** Runs `work` in one DB transaction, retried whole on conflicts; returns what it returns. */
+  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (currentUnit()) throw new Error('UnitOfWork.run was called inside another unit of work');
+    for (let attempt = 1; ; attempt++) {
+      const unit: UnitState = { active: true, afterCommit: [] };
+      try {
+        const result = this.gate
+          ? await this.gate.exclusive(() => this.runOnce(unit, work))
+          : await this.runOnce(unit, work);
+        for (const callback of unit.afterCommit) runOutsideUnits(callback);
+        return result;
+      } catch (error) {
+        if (!(error instanceof RunFailed)) throw error;
+        const { reason, duringCommit } = error;
+        // Lost connection before COMMIT: nothing was written, run again (maybe on another node).
+        // Lost at COMMIT: it may have committed; running again could write twice, so 503.
+        const retryable = isRetryableConflict(reason) || (isConnectionLoss(reason) && !duringCommit);
+        if (!retryable) throw reason;
+        if (attempt >= UNIT_ATTEMPTS) {
+          this.stats.exhausted++;
+          this.logger.warn(
+            { err: reason, attempts: attempt },
+            'Unit of work gave up after repeated conflicts',
+          );
+          throw new ServiceUnavailable();
+        }
+        this.stats.retries++;
+        await sleep(backoff(attempt));
+      }
+    }
+  }
+
+  /**
+   * Statements that each commit on their own (no transaction), retried as a whole on the same
+   * conflicts as {@link run}: for single conditional writes that race other replicas (claims).
+   */
+  async retrying<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work(this.dataSource.manager);
+      } catch (error) {
+        if (!isRetryableConflict(error)) throw error;
+        if (attempt >= UNIT_ATTEMPTS) {
+          this.stats.exhausted++;
+          this.logger.warn({ err: error, attempts: attempt }, 'Statement gave up after repeated conflicts');
+          throw new ServiceUnavailable();
+        }
+        this.stats.retries++;
+        await sleep(backoff(attempt));
+      }
+    }
+  }
+
+  /**
+   * Runs `callback` once the unit `work` runs in has committed (never if it rolls back), outside
+   * the unit. Outside a unit it runs at once.
+   */
+  afterCommit(callback: () => void): void {
+    const unit = currentUnit();
+    if (!unit) runOutsideUnits(callback);
+    else if (!unit.afterCommit.includes(callback)) unit.afterCommit.push(callback);
+  }
+
+  private async runOnce<T>(unit: UnitState, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner('master');
+    let duringCommit = false;
+    try {
+      await runner.connect(); // the unit's own connection, taken before it starts
+      return await runInUnit(unit, async () => {
+        try {
+          await runner.startTransaction();
+          const result = await work(runner.manager);
+          duringCommit = true;
+          await runner.commitTransaction();
+          return result;
+        } catch (error) {
+          // Inside the unit: on SQLite the ROLLBACK must pass the gate this unit holds.
+          if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+          throw error;
+        }
+      });
+    } catch (error) {
+      throw new RunFailed(error, duringCommit);
+    } finally {
+      unit.active = false;
+      await runner.release();
+    }
+  }
+}
+
+/** Full jitter over an exponential ceiling: 15, 30, 60… ms, capped. */
+function backoff(attempt: number): number {
+  return Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

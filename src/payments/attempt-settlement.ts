@@ -1,0 +1,172 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import type { GatewayOperation } from '../gateways/gateway.entity';
+import { GatewaysService } from '../gateways/gateways.service';
+import type { Trigger } from '../transactions/state-machine';
+import type { Transaction } from '../transactions/transaction.entity';
+import { TransactionsService } from '../transactions/transactions.service';
+import { TransitionService } from '../transactions/transition.service';
+import { GatewayAdapters } from './adapters/gateway-adapters';
+import type { PaymentAttempt } from './payment-attempt.entity';
+import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
+
+/** An answered attempt whose request has not settled it after this long is settled by the reconciler. */
+const SETTLE_GRACE_MS = 10_000;
+const RECONCILE_BATCH = 100;
+
+export type FinishResult = 'settled' | 'released' | 'unknown';
+
+export interface ReconcileResult {
+  settled: number;
+  released: number;
+  /** Left for the next run: the gateway could not be asked, or settling failed. */
+  left: number;
+}
+
+/**
+ * Settles payment attempts (SPEC §17): from a stored gateway answer to the transaction's new state
+ * and its event, exactly once however often it runs; and for attempts left unfinished (a crash,
+ * a lost connection, a database that failed after the gateway answered), by asking the gateway.
+ */
+@Injectable()
+export class AttemptSettlement {
+  private readonly logger = new Logger('Payments');
+
+  constructor(
+    private readonly transactions: TransactionsService,
+    private readonly transitions: TransitionService,
+    private readonly gateways: GatewaysService,
+    private readonly adapters: GatewayAdapters,
+    private readonly attempts: PaymentAttemptsRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Applies a stored answer: the transition (paid, authorized, failed or error) frees the
+   * transaction from the attempt and records its event, in one unit of work with the attempt's
+   * `settled_at`. Idempotent: once settled, a repeat changes nothing and returns the transaction
+   * as it is.
+   */
+  async settle(
+    attempt: PaymentAttempt,
+    answer: StoredAnswer,
+    operation: GatewayOperation,
+  ): Promise<Transaction> {
+    const target = await this.transactionOf(attempt);
+    const trigger = triggerFor(answer, operation);
+    const outcome = await this.transitions.apply(target, {
+      trigger,
+      settles: attempt.referenceNumber,
+      amounts: trigger === 'attempt_paid' ? { paidAmount: attempt.amount } : undefined,
+      details: {
+        referenceNumber: attempt.referenceNumber,
+        result: answer.result === 'declined' ? 'failed' : answer.result,
+      },
+      alsoWrite: (manager) => this.attempts.markSettled(attempt.referenceNumber, manager),
+    });
+    if (outcome.applied) return outcome.transaction;
+    const now = outcome.transaction ?? target;
+    if (now.attemptInFlight !== attempt.referenceNumber) {
+      // Settled already (by the request or another replica's reconciler), or given up as never
+      // charged while the gateway was still working on it: the latter needs a person.
+      const stored = await this.attempts.findByReference(attempt.referenceNumber);
+      if (stored && stored.settledAt === null) {
+        this.logger.error(
+          { referenceNumber: attempt.referenceNumber, sessionId: now.sessionId, result: answer.result },
+          'A gateway answer arrived for an attempt that no longer holds its transaction',
+        );
+      }
+    }
+    return now;
+  }
+
+  /** Frees the transaction from an attempt the gateway never received (nothing was charged). */
+  async release(attempt: PaymentAttempt): Promise<void> {
+    await this.transitions.releaseAttempt(attempt.transactionId, attempt.referenceNumber, (manager) =>
+      this.attempts.markNeverCharged(attempt.referenceNumber, manager),
+    );
+    this.logger.warn(
+      { referenceNumber: attempt.referenceNumber },
+      'Released an attempt the gateway never received',
+    );
+  }
+
+  /** Whether an unsettled attempt has waited long enough that nobody else will finish it. */
+  isOverdue(attempt: PaymentAttempt, now: Date = new Date()): boolean {
+    const age = now.getTime() - attempt.createdAt.getTime();
+    return attempt.result === 'pending'
+      ? age > this.config.paymentAttemptTimeoutSeconds * 1000
+      : age > SETTLE_GRACE_MS;
+  }
+
+  /**
+   * Finishes an unsettled attempt: settles it from its stored answer, or asks the gateway first
+   * (and stores what it says). `unknown` when the gateway cannot be asked now.
+   */
+  async finish(attempt: PaymentAttempt): Promise<FinishResult> {
+    const tx = await this.transactionOf(attempt);
+    let answer: StoredAnswer | null =
+      attempt.result === 'pending' ? null : { result: attempt.result, responseCode: attempt.responseCode };
+    if (!answer) {
+      const gateway = await this.gateways.findByCode(attempt.pgCode);
+      const adapter = gateway ? this.adapters.for(gateway) : null;
+      if (!gateway || !adapter) return 'unknown';
+      const known = await adapter.inquire({ gateway, referenceNumber: attempt.referenceNumber });
+      if (known === null) {
+        await this.release(attempt);
+        return 'released';
+      }
+      await this.attempts.storeAnswer(attempt.referenceNumber, known);
+      answer = known;
+    }
+    await this.settle(attempt, answer, tx.operation);
+    return 'settled';
+  }
+
+  /**
+   * One run of the reconciler: finishes every overdue unsettled attempt. Safe on several replicas
+   * at once (settling is conditional; asking a gateway twice changes nothing).
+   */
+  async reconcile(now: Date = new Date()): Promise<ReconcileResult> {
+    const result: ReconcileResult = { settled: 0, released: 0, left: 0 };
+    const due = (
+      await this.attempts.findUnsettled(new Date(now.getTime() - SETTLE_GRACE_MS), RECONCILE_BATCH)
+    ).filter((attempt) => this.isOverdue(attempt, now));
+    for (const attempt of due) {
+      try {
+        const finished = await this.finish(attempt);
+        if (finished === 'settled') result.settled++;
+        else if (finished === 'released') result.released++;
+        else result.left++;
+      } catch (error) {
+        result.left++;
+        this.logger.warn(
+          { err: error, referenceNumber: attempt.referenceNumber },
+          'Could not settle an attempt yet',
+        );
+      }
+    }
+    if (result.settled + result.released > 0) {
+      this.logger.log({ ...result }, 'Settled payment attempts left unfinished');
+    }
+    return result;
+  }
+
+  private async transactionOf(attempt: PaymentAttempt): Promise<Transaction> {
+    const tx = await this.transactions.findById(attempt.transactionId);
+    if (!tx)
+      throw new Error(`Transaction ${attempt.transactionId} of attempt ${attempt.referenceNumber} is gone`);
+    return tx;
+  }
+}
+
+export function triggerFor(answer: StoredAnswer, operation: GatewayOperation): Trigger {
+  switch (answer.result) {
+    case 'success':
+      return operation === 'authorize' ? 'attempt_authorized' : 'attempt_paid';
+    case 'declined':
+      return 'attempt_declined';
+    case 'error':
+      return 'attempt_error';
+  }
+}
