@@ -6,21 +6,9 @@ import { GatewaysService } from '../../src/gateways/gateways.service';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
 import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
+import { openPaymentPage } from './page-helpers';
 
 const MERCHANT = 'https://shop.example/return?from=checkout';
-
-/** Opens the payment page like a browser: returns its cookie and the form's CSRF token. */
-async function openPaymentPage(
-  t: TestApp,
-  paymentUrl: string,
-): Promise<{ cookie: string; token: string; path: string }> {
-  const path = new URL(paymentUrl).pathname + new URL(paymentUrl).search;
-  const res = await t.http().get(path).expect(200);
-  const cookie = String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
-  const token = /name="csrf_token" value="([0-9a-f]{64})"/.exec(res.text)?.[1] ?? '';
-  assert.ok(cookie && token, 'the page sets a CSRF cookie and puts the token in the form');
-  return { cookie, token, path };
-}
 
 describe('hosted checkout and payment pages', () => {
   let t: TestApp;

@@ -3,19 +3,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { DataSource, EntityManager } from 'typeorm';
 import { dateParam } from '../../src/database/db-values';
+import { UnitOfWork } from '../../src/database/unit-of-work';
 import { startApp, TestApp } from '../setup/test-app';
 
 /**
  * One request's rollback must never undo another request's committed work. (On the embedded
- * SQLite database TypeORM shares one connection, so without serialisation a concurrent
+ * SQLite database TypeORM shares one connection, so without the unit of work's gate a concurrent
  * transaction nests as a savepoint of the first and dies with its rollback.)
  */
 describe('concurrent database transactions', () => {
   let t: TestApp;
   let db: DataSource;
+  let uow: UnitOfWork;
   before(async () => {
     t = await startApp();
     db = t.app.get(DataSource);
+    uow = t.app.get(UnitOfWork);
   });
   after(() => t.close());
 
@@ -29,15 +32,15 @@ describe('concurrent database transactions', () => {
     (await db.query<{ code: string }[]>('SELECT code FROM currencies ORDER BY code')).map((r) => r.code);
 
   it('a transaction that commits while another is open survives the other’s rollback', async () => {
-    const failing = db
-      .transaction(async (manager) => {
+    const failing = uow
+      .run(async (manager) => {
         await insertCurrency(manager, 'AAA');
         await sleep(100);
         throw new Error('rolled back on purpose');
       })
       .catch((error: Error) => error.message);
     await sleep(20);
-    const committing = db.transaction(async (manager) => {
+    const committing = uow.run(async (manager) => {
       await insertCurrency(manager, 'BBB');
       return 'committed';
     });
@@ -46,8 +49,8 @@ describe('concurrent database transactions', () => {
   });
 
   it('a plain write made while a transaction is open is not undone by its rollback', async () => {
-    const failing = db
-      .transaction(async (manager) => {
+    const failing = uow
+      .run(async (manager) => {
         await insertCurrency(manager, 'CCC');
         await sleep(100);
         throw new Error('rolled back on purpose');

@@ -4,7 +4,7 @@ import { transactionBody } from '../factories/transaction.factory';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
-import { dataSourceOf, FAST_DELIVERY_ENV, settled, transition } from './event-helpers';
+import { FAST_DELIVERY_ENV, settled, transition, unitOf } from './event-helpers';
 
 describe('deliveries while other requests commit and roll back', () => {
   let t: TestApp;
@@ -74,7 +74,7 @@ describe('deliveries while other requests commit and roll back', () => {
     // open while the delivery goes out, then rolls back.
     await transition(t, sessionId, 'paid', 'paid', { result: 'success' }, { paidAmount: '86' });
     await assert.rejects(
-      dataSourceOf(t).transaction(async (manager) => {
+      unitOf(t).run(async (manager) => {
         await manager.query('SELECT 1');
         await new Promise((r) => setTimeout(r, 800));
         throw new Error('T2 rolls back');

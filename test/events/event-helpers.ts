@@ -1,5 +1,6 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { UnitOfWork } from '../../src/database/unit-of-work';
 import type { EventDetails, EventName } from '../../src/events/event-types';
 import { OutboxService } from '../../src/events/outbox.service';
 import { Transaction } from '../../src/transactions/transaction.entity';
@@ -21,6 +22,8 @@ export const FAST_DELIVERY_ENV: Record<string, string> = {
 };
 
 export const dataSourceOf = (t: TestApp): DataSource => t.app.get<DataSource>(getDataSourceToken());
+/** The app's unit of work: the only way to open a DB transaction (SPEC §17). */
+export const unitOf = (t: TestApp): UnitOfWork => t.app.get(UnitOfWork);
 
 /** Creates a transaction over the API; returns its session id. */
 export async function createTransaction(
@@ -49,7 +52,7 @@ export async function transition(
   details: EventDetails = {},
   changes: Partial<Transaction> = {},
 ): Promise<void> {
-  await dataSourceOf(t).transaction(async (manager) => {
+  await unitOf(t).run(async (manager) => {
     const repo = manager.getRepository(Transaction);
     const tx = await repo.findOneByOrFail({ sessionId });
     Object.assign(tx, { state, ...changes, version: tx.version + 1, updatedAt: new Date() });

@@ -15,6 +15,7 @@ import {
   eventually,
   FAST_DELIVERY_ENV,
   settled,
+  unitOf,
 } from './event-helpers';
 
 /**
@@ -27,7 +28,7 @@ async function recordPaidEvents(
   webhookUrl: string,
   dueAt: Date,
 ): Promise<void> {
-  await dataSourceOf(t).transaction(async (manager) => {
+  await unitOf(t).run(async (manager) => {
     const repo = manager.getRepository(Transaction);
     for (const sessionId of sessionIds) {
       const tx = await repo.findOneByOrFail({ sessionId });
@@ -109,7 +110,7 @@ describe('outbox durability', () => {
       const farFuture = new Date(Date.now() + 3600_000);
       const ds = dataSourceOf(t);
       // Worker B holds the claim now (its lease runs far ahead, so this app's dispatcher keeps away).
-      await ds.transaction(async (manager) => {
+      await unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
         const url = 'https://merchant.example/hook';
         await t.app
@@ -156,7 +157,7 @@ describe('outbox durability', () => {
       const sessionId = await createTransaction(t, s);
       const leaseEnd = new Date(Date.now() + 3000);
       // A worker claimed the row and died before sending it: its claim is committed with the event.
-      await dataSourceOf(t).transaction(async (manager) => {
+      await unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
         await manager.getRepository(Transaction).update({ id: tx.id }, { webhookUrl: hook.url });
         await t.app

@@ -7,7 +7,7 @@ import { Transaction } from '../../src/transactions/transaction.entity';
 import { insertDueTransactions } from '../factories/due-transactions';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
-import { createTransaction, dataSourceOf } from './event-helpers';
+import { createTransaction, dataSourceOf, unitOf } from './event-helpers';
 
 const BODY = {
   customer_email: 'customer@example.com',
@@ -52,10 +52,10 @@ describe('outbox: recording one event for many transactions at once', () => {
     const many = await createTransaction(t, s, BODY);
     const outbox = t.app.get(OutboxService);
     const details = { operation: 'expire', result: 'success' };
-    await dataSourceOf(t).transaction(async (m) => outbox.record(m, await load(one), 'expired', details));
-    await dataSourceOf(t).transaction(async (m) =>
-      outbox.recordMany(m, [await load(many)], 'expired', details),
-    );
+    // Read before the unit: inside it, only its own manager may be used (SPEC §17).
+    const [oneRow, manyRow] = [await load(one), await load(many)];
+    await unitOf(t).run(async (m) => outbox.record(m, oneRow, 'expired', details));
+    await unitOf(t).run(async (m) => outbox.recordMany(m, [manyRow], 'expired', details));
 
     const [single] = (await eventsOf(one)).slice(-1);
     const [bulk] = (await eventsOf(many)).slice(-1);
@@ -98,9 +98,8 @@ describe('outbox: recording one event for many transactions at once', () => {
     ];
     const outbox = t.app.get(OutboxService);
     for (let round = 0; round < 2; round++) {
-      await dataSourceOf(t).transaction(async (m) =>
-        outbox.recordMany(m, await Promise.all(ids.map(load)), 'expired'),
-      );
+      const rows = await Promise.all(ids.map(load));
+      await unitOf(t).run(async (m) => outbox.recordMany(m, rows, 'expired'));
     }
     const amounts = ['86.500', '7.00', '1500'];
     for (const [i, id] of ids.entries()) {
@@ -124,7 +123,7 @@ describe('outbox: recording one event for many transactions at once', () => {
     const ds = dataSourceOf(t);
     const outbox = t.app.get(OutboxService);
     const before = await ds.getRepository(OutboxEvent).count();
-    await ds.transaction((m) => outbox.recordMany(m, [], 'expired'));
+    await unitOf(t).run((m) => outbox.recordMany(m, [], 'expired'));
     assert.equal(await ds.getRepository(OutboxEvent).count(), before);
 
     await insertDueTransactions(ds, 1001, {
@@ -132,7 +131,7 @@ describe('outbox: recording one event for many transactions at once', () => {
     });
     const rows = await ds.getRepository(Transaction).find({ where: { customerEmail: 'bulk@example.com' } });
     assert.equal(rows.length, 1001);
-    await ds.transaction((m) => outbox.recordMany(m, rows, 'expired'));
+    await unitOf(t).run((m) => outbox.recordMany(m, rows, 'expired'));
     const written = await ds.query<{ n: string | number; seqs: string | number; txs: string | number }[]>(
       `SELECT COUNT(*) AS n, COUNT(DISTINCT e.sequence) AS seqs, COUNT(DISTINCT e.transaction_id) AS txs
          FROM events e JOIN transactions t ON t.id = e.transaction_id

@@ -10,12 +10,12 @@ import { HttpReceiver } from '../sinks/http-receiver';
 import {
   adminEvents,
   createTransaction,
-  dataSourceOf,
   eventually,
   FAST_DELIVERY_ENV,
   settled,
   SIGNING_KEY,
   transition,
+  unitOf,
 } from './event-helpers';
 
 describe('webhooks', () => {
@@ -214,7 +214,7 @@ describe('webhooks', () => {
     const sessionId = await createTransaction(t, s, { webhook_url: hook.url });
     await hook.waitFor(1);
     await assert.rejects(
-      dataSourceOf(t).transaction(async (manager) => {
+      unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
         await manager.getRepository(Transaction).update({ id: tx.id }, { state: 'paid' });
         await t.app.get(OutboxService).record(manager, { ...tx, state: 'paid' }, 'paid');

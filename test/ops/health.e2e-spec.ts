@@ -21,7 +21,7 @@ describe('health probes', () => {
   it('answers readiness with 503 once the database is gone, liveness still with 200', async () => {
     await t.app.get(DataSource).destroy();
     const ready = await t.http().get('/health/ready').expect(503);
-    assert.deepEqual(ready.body, { detail: 'Service unavailable.' });
+    assert.deepEqual(ready.body, { detail: 'Service temporarily unavailable.' });
     assert.match(String(ready.headers['cache-control']), /no-store/);
     await t.http().get('/health').expect(200);
   });

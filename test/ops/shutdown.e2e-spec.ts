@@ -5,7 +5,9 @@ import { transactionBody } from '../factories/transaction.factory';
 import { seedBasics } from '../setup/fixtures';
 import { ADMIN, startApp } from '../setup/test-app';
 import { createTestDatabase, TestDatabase } from '../setup/test-database';
-import { RunningService, startService } from './service-process';
+import { HttpReceiver } from '../sinks/http-receiver';
+import { RunningService, startService, waitUntil } from './service-process';
+import { DataSource } from 'typeorm';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -72,5 +74,79 @@ describe('graceful shutdown', () => {
     const exit = await service.exited;
     assert.equal(exit.code, 0, exit.stderr);
     assert.equal(exit.signal, null);
+  });
+});
+
+describe('shutdown while requests and deliveries hang (SPEC §17)', () => {
+  let db: TestDatabase;
+  let apiKey: string;
+  let service: RunningService;
+  let hook: HttpReceiver;
+  before(async () => {
+    hook = await HttpReceiver.start(() => 'hang');
+    db = await createTestDatabase();
+    const seeder = await startApp({ db });
+    apiKey = (await seedBasics(seeder)).apiKey;
+    await seeder.close();
+    service = await startService({
+      ...db.env,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      DISPATCH_INTERVAL_MS: '100',
+    });
+  });
+  after(async () => {
+    service?.kill();
+    await service?.exited.catch(() => undefined);
+    await hook?.stop();
+    await db?.drop();
+  });
+
+  it('exits 0 within 10 s, cutting a request that never ends and interrupting a webhook that hangs', async () => {
+    const created = await fetch(`${service.url}/b/checkout/v1/pymt-txn/`, {
+      method: 'POST',
+      headers: { Authorization: apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify(transactionBody({ webhook_url: hook.url })),
+    });
+    assert.equal(created.status, 201);
+    await waitUntil(() => hook.received.length > 0, 'the webhook to reach the hanging receiver');
+
+    // A client that sends its headers and never its body.
+    const stuck = request(new URL('/b/checkout/v1/pymt-txn/', service.url), {
+      method: 'POST',
+      headers: { Authorization: apiKey, 'Content-Type': 'application/json', 'Content-Length': '1000' },
+    });
+    const cut = new Promise<string>((resolve) => {
+      stuck.on('error', (error) => resolve(error.message));
+      stuck.on('response', (res) => resolve(`answered ${res.statusCode}`));
+    });
+    stuck.flushHeaders();
+    stuck.write('{"type": ');
+    await sleep(300);
+
+    const signalled = Date.now();
+    service.child.kill('SIGTERM');
+    const exit = await service.exited;
+    const took = Date.now() - signalled;
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.ok(took < 10_000, `exited after ${took} ms`);
+    assert.match(await cut, /socket hang up|ECONNRESET/);
+
+    // The interrupted delivery is logged and waits for a retry by any replica.
+    const seeder = await startApp({ db, env: { DISPATCH_INTERVAL_MS: '3600000' } });
+    try {
+      const [delivery] = await seeder.app
+        .get(DataSource)
+        .query<{ status: string; attempts: number; last_error: string }[]>(
+          'SELECT status, attempts, last_error FROM deliveries',
+        );
+      assert.deepEqual(
+        { ...delivery, attempts: Number(delivery.attempts) },
+        { status: 'pending', attempts: 1, last_error: 'Interrupted: the service is shutting down' },
+      );
+    } finally {
+      await seeder.app.close();
+    }
   });
 });

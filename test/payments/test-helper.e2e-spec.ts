@@ -289,10 +289,10 @@ describe('test helper: pay a sandbox transaction with a test card', () => {
         [id],
       );
     assert.deepEqual(
-      rows.map((r) => [r.result, r.response_code, r.pg_code, r.in_flight_transaction_id]),
+      rows.map((r) => [r.result, r.response_code, r.pg_code, r.completed_at !== null, r.settled_at !== null]),
       [
-        ['declined', '05', 'sandbox', null],
-        ['success', '00', 'sandbox', null],
+        ['declined', '05', 'sandbox', true, true],
+        ['success', '00', 'sandbox', true, true],
       ],
     );
     for (const row of rows) assert.match(String(row.reference_number), /^[0-9A-F]{20}$/);
@@ -304,11 +304,11 @@ describe('test helper: pay a sandbox transaction with a test card', () => {
       'created_at',
       'currency_code',
       'id',
-      'in_flight_transaction_id',
       'pg_code',
       'reference_number',
       'response_code',
       'result',
+      'settled_at',
       'transaction_id',
     ]);
   });
