@@ -2,7 +2,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import express from 'express';
 import type { Logger } from 'pino';
-import { jsonBody } from './common/http/json-body';
+import { answerMalformedRequests } from './common/http/client-error';
+import { jsonBody, rejectInvalidUtf8 } from './common/http/json-body';
 import { requireKnownMediaType } from './common/http/media-type.middleware';
 import { requestLogging } from './common/http/request-logging';
 import { ignoreTrailingSlash } from './common/http/trailing-slash.middleware';
@@ -16,11 +17,16 @@ const BODY_LIMIT = '1mb';
  */
 export function configureApp(app: NestExpressApplication, logger: Logger): NestExpressApplication {
   app.disable('x-powered-by');
+  // Only representations carry an ETag (the row version, set by the controllers): no body hashes.
+  app.set('etag', false);
+  answerMalformedRequests(app.getHttpServer(), logger);
   app.use(requestLogging(logger));
   app.use(ignoreTrailingSlash);
   app.use(requireKnownMediaType);
   app.use(jsonBody(BODY_LIMIT));
-  app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 1000 }));
+  app.use(
+    express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 1000, verify: rejectInvalidUtf8 }),
+  );
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',

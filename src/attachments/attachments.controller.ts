@@ -19,14 +19,17 @@ import { AttachmentsService } from './attachments.service';
 export class AttachmentsController {
   constructor(private readonly attachments: AttachmentsService) {}
 
-  @Get(':token/:file_name')
+  @Get(':file')
   @ApiOperation({
     summary: 'Download a transaction attachment (public)',
     operationId: 'downloadAttachment',
     security: [],
   })
-  @ApiParam({ name: 'token', description: 'Unguessable token from the `attachment` URL' })
-  @ApiParam({ name: 'file_name', description: 'The file name (informative)' })
+  @ApiParam({
+    name: 'file',
+    description: 'The last segment of the `attachment` URL: an unguessable token and the extension',
+    example: 'gwqKBNjrDUne5uh3ekjgxuZx07aL107WeQ6m9KQTusI.pdf',
+  })
   @ApiProduces(...new Set(Object.values(ATTACHMENT_TYPES)))
   @ApiOkResponse({
     description: 'The file, as `Content-Disposition: attachment`',
@@ -34,10 +37,10 @@ export class AttachmentsController {
   })
   @ApiNotFoundResponse({ type: DetailDto })
   async download(
-    @Param('token') token: string,
+    @Param('file') file: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<StreamableFile> {
-    const found = await this.attachments.open(token);
+    const found = await this.attachments.open(file);
     if (!found) throw new NotFound();
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'private, no-store');

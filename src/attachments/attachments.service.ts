@@ -35,8 +35,13 @@ export interface StagedAttachment {
 export type CheckResult = { upload: CheckedUpload; errors?: undefined } | { errors: string[] };
 
 /** The absolute, unguessable URL an attachment is served at. */
+/**
+ * The public URL of an attachment: its random token and the file's extension, nothing the client
+ * chose (SPEC §12: random names only). The client's (sanitised) name is only in the download's
+ * `Content-Disposition`.
+ */
 export const attachmentUrl = (publicBaseUrl: string, token: string, fileName: string): string =>
-  `${publicBaseUrl}/b/checkout/attachments/${token}/${encodeURIComponent(fileName)}`;
+  `${publicBaseUrl}/b/checkout/attachments/${token}.${extensionOf(fileName)}`;
 
 /** Checks, stores, records and serves attachment files (SPEC §4 `attachment`, §12). */
 @Injectable()
@@ -118,10 +123,13 @@ export class AttachmentsService {
   }
 
   /** The attachment served at `token`, with its bytes; null when there is none. */
-  async open(token: string): Promise<{ attachment: Attachment; stream: Readable; size: number } | null> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  /** The file at `<token>.<ext>` (the last segment of its URL), or null: unknown token, other extension. */
+  async open(urlName: string): Promise<{ attachment: Attachment; stream: Readable; size: number } | null> {
+    const parsed = /^([A-Za-z0-9_-]{43})\.([a-z]{3,4})$/.exec(urlName);
+    if (!parsed) return null;
+    const [, token, ext] = parsed;
     const attachment = await this.attachments.findOne({ where: { token } });
-    if (!attachment) return null;
+    if (!attachment || extensionOf(attachment.fileName) !== ext) return null;
     const stored = await this.storage.open(attachment.storageKey);
     return stored && { attachment, ...stored };
   }

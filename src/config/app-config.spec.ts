@@ -41,6 +41,9 @@ describe('loadConfig', () => {
   it('takes a mysql:// DATABASE_URL and refuses any other scheme', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'mysql://u:p@db:3306/checkout' }).database.type, 'mysql');
     assert.match(problemsOf({ DATABASE_URL: 'postgres://x' }).join(), /^DATABASE_URL=/);
+    const shown = problemsOf({ DATABASE_URL: 'postgres://shop:s3cret@db/shop' }).join();
+    assert.match(shown, /^DATABASE_URL="postgres:\/\/shop:\*\*\*@db\/shop"/, 'the password is masked');
+    assert.doesNotMatch(shown, /s3cret/);
   });
 
   it('reads a DATABASE_URL host list with the pool settings (SPEC §17)', () => {
@@ -76,6 +79,14 @@ describe('loadConfig', () => {
       'ADMIN_USERNAME and ADMIN_PASSWORD must be set together',
     ]);
     assert.deepEqual(problemsOf({ ADMIN_USERNAME: 'root', ADMIN_PASSWORD: '12345678' }), []);
+  });
+
+  it('refuses a webhook signing key shorter than 16 characters', () => {
+    assert.deepEqual(problemsOf({ WEBHOOK_SIGNING_KEY: 'k' }), [
+      'WEBHOOK_SIGNING_KEY=*: WEBHOOK_SIGNING_KEY must be at least 16 characters',
+    ]);
+    assert.deepEqual(problemsOf({ WEBHOOK_SIGNING_KEY: 'k'.repeat(15) }).length, 1);
+    assert.equal(loadConfig({ WEBHOOK_SIGNING_KEY: 'k'.repeat(16) }).webhookSigningKey, 'k'.repeat(16));
   });
 
   it('accepts a sweep interval of 1 second and refuses 0', () => {

@@ -8,6 +8,7 @@ import {
   IsUrl,
   Matches,
   Max,
+  MaxLength,
   Min,
   MinLength,
   validateSync,
@@ -129,6 +130,8 @@ class Env {
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
+  @MinLength(16, { message: 'WEBHOOK_SIGNING_KEY must be at least 16 characters' })
+  @MaxLength(255, { message: 'WEBHOOK_SIGNING_KEY must be at most 255 characters' })
   WEBHOOK_SIGNING_KEY?: string;
 
   @IsOptional()
@@ -289,6 +292,15 @@ export class ConfigError extends Error {
   }
 }
 
+const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'WEBHOOK_SIGNING_KEY']);
+
+/** A bad variable's value as a start-up error shows it: secrets never, a URL's password masked. */
+function shownValue(name: string, value: string | undefined): string {
+  if (value === undefined) return 'undefined';
+  if (SECRET_VARIABLES.has(name)) return '*';
+  return JSON.stringify(value.replace(/^([a-z0-9+]+:\/\/[^:@/]*:)[^@/]*@/i, '$1***@'));
+}
+
 /** Reads and validates the environment. Throws {@link ConfigError} naming every bad variable. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
   const env = plainToInstance(Env, { ...source });
@@ -297,7 +309,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(
       errors.map(
         (e) =>
-          `${e.property}=${JSON.stringify(source[e.property])}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+          `${e.property}=${shownValue(e.property, source[e.property])}: ${Object.values(e.constraints ?? {}).join('; ')}`,
       ),
     );
   }

@@ -47,6 +47,8 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
     if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
     else fields[name] = parsed;
   }
+  // An empty duration input is "not set" in a form; in JSON `""` is a wrong value (400).
+  if (fields.expiration_time === '') delete fields.expiration_time;
   if (Object.keys(errors).length) throw new FieldErrors(errors);
   return fields;
 }

@@ -33,5 +33,9 @@ export const NOTIFICATION_EVENTS = [
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
+/** The keys of `notifications`: the channels a customer is told through. */
+export const NOTIFICATION_CHANNELS = ['email', 'sms'] as const;
+export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+
 export const TRANSACTION_TYPES = ['payment_request', 'e_commerce'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];

@@ -13,6 +13,7 @@ import { GatewaysService } from '../gateways/gateways.service';
 import { mayUseGateway, Principal } from '../auth/principal';
 import { CreateTransactionDto } from './dto/create-transaction.dto';
 import { REQUIRED_FIELDS } from './transaction.mapper';
+import { NOTIFICATION_CHANNELS } from './transaction-state';
 import { TransactionsRepository } from './transactions.repository';
 
 export interface ValidTransactionInput {
@@ -44,8 +45,13 @@ export class TransactionValidator {
   ) {}
 
   async validate(input: Record<string, unknown>, context: ValidationContext): Promise<ValidTransactionInput> {
-    const dto = plainToInstance(CreateTransactionDto, withoutBlankOptionals(input));
+    const fields = withoutBlankOptionals(input);
+    const channelErrors = unknownChannelErrors(fields.notifications);
+    const dto = plainToInstance(CreateTransactionDto, withoutPrototypeKeys(omit(fields, 'extra')));
+    // `extra` is the merchant's free data: kept as sent, never walked by class-transformer.
+    if (Object.hasOwn(fields, 'extra')) dto.extra = fields.extra as Record<string, unknown>;
     const errors = toFieldErrorTree(await validate(dto, { whitelist: true, forbidUnknownValues: false }));
+    for (const [channel, message] of channelErrors) addFieldError(errors, `notifications.${channel}`, message);
 
     const code = errors.pg_codes ? undefined : dto.pg_codes[0];
     if (code !== undefined && !mayUseGateway(context.principal, code)) {
@@ -123,13 +129,51 @@ export class TransactionValidator {
   }
 }
 
+/** Optional fields whose representation is never `""`: a blank one is a wrong value, not "unset". */
+const NEVER_ECHOED_BLANK = new Set(['expiration_time']);
+
 /**
  * An empty string for an optional field means "not set", like `null` (docs/decisions.md): unset
  * fields are echoed as `""`, so a representation sent back must validate, and HTML forms send
- * empty inputs as `""`. Required fields keep theirs and fail their own rule.
+ * empty inputs as `""` (the form decoder drops a blank `expiration_time` before this). Required
+ * fields keep theirs and fail their own rule.
  */
 function withoutBlankOptionals(input: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(input).filter(([key, value]) => value !== '' || REQUIRED_FIELDS.has(key)),
+    Object.entries(input).filter(
+      ([key, value]) => value !== '' || REQUIRED_FIELDS.has(key) || NEVER_ECHOED_BLANK.has(key),
+    ),
   );
+}
+
+function omit(input: Record<string, unknown>, key: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([name]) => name !== key));
+}
+
+/**
+ * A copy without keys named like Object.prototype members (`constructor`, `__proto__`, `toString`…),
+ * at any depth. No DTO field has such a name, so whitelisting would drop them anyway; dropping
+ * them first keeps class-transformer from tripping over them (a 500 otherwise).
+ */
+function withoutPrototypeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPrototypeKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !(key in Object.prototype))
+      .map(([key, item]) => [key, withoutPrototypeKeys(item)]),
+  );
+}
+
+const UNKNOWN_CHANNEL = `Unknown notification channel: use ${NOTIFICATION_CHANNELS.map((c) => `"${c}"`).join(' or ')}.`;
+
+/**
+ * `notifications` keys that name no channel (in any case: keys are case-insensitive), each with
+ * its error: refused by name, never silently dropped (the merchant would wait for messages).
+ */
+function unknownChannelErrors(notifications: unknown): [string, string][] {
+  if (typeof notifications !== 'object' || notifications === null || Array.isArray(notifications)) return [];
+  return Object.keys(notifications)
+    .filter((key) => !(NOTIFICATION_CHANNELS as readonly string[]).includes(key.toLowerCase()))
+    .map((key) => [key, UNKNOWN_CHANNEL]);
 }

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
 import type { GatewayOperation } from '../gateways/gateway.entity';
-import type { NotificationEvent, TransactionState, TransactionType } from './transaction-state';
+import type { NotificationChannel, NotificationEvent, TransactionState, TransactionType } from './transaction-state';
 
 export interface BillingAddress {
   line1: string;
@@ -12,7 +12,7 @@ export interface BillingAddress {
   postal_code: string;
 }
 
-export type Notifications = Partial<Record<'email' | 'sms', NotificationEvent[]>>;
+export type Notifications = Partial<Record<NotificationChannel, NotificationEvent[]>>;
 
 /** A payment transaction (checkout session). Column names are the API's snake_case names. */
 @Entity({ name: 'transactions' })

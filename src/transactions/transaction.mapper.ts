@@ -188,6 +188,3 @@ function toPaymentMethod(tx: Transaction, gateway: Gateway, ctx: RepresentationC
     redirect_url: paymentPageUrl(ctx.publicBaseUrl, tx.sessionId, gateway.code),
   };
 }
-
-/** The ETag of a transaction: its row version. */
-export const etagOf = (tx: Transaction): string => `"${tx.version}"`;

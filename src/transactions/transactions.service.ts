@@ -10,10 +10,10 @@ import { GatewaysService } from '../gateways/gateways.service';
 import type { Principal } from '../auth/principal';
 import type { TransactionDto } from './dto/transaction.dto';
 import type { TransactionBody } from './transaction-body';
+import { etagOf, ifMatchAllows } from './etag';
 import { Transaction } from './transaction.entity';
 import {
   columnsFromInput,
-  etagOf,
   mergeRequestFields,
   toRequestFields,
   toTransactionDto,
@@ -124,7 +124,7 @@ export class TransactionsService {
   ): Promise<TransactionView> {
     for (let attempt = 1; ; attempt++) {
       const tx = await this.get(sessionId);
-      if (ifMatch !== undefined && !etagMatches(ifMatch, etagOf(tx))) throw new PreconditionFailed();
+      if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(tx))) throw new PreconditionFailed();
       if (!isPayable(tx.state)) {
         throw new StateConflict(`A transaction in state "${tx.state}" can no longer be updated.`);
       }
@@ -223,12 +223,6 @@ export class TransactionsService {
       etag: etagOf(tx),
     };
   }
-}
-
-/** `If-Match` may list several tags, or `*`; weak tags compare by value. */
-function etagMatches(header: string, etag: string): boolean {
-  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
-  return tags.includes('*') || tags.includes(etag);
 }
 
 function translateUniqueViolation(error: unknown): unknown {

@@ -50,14 +50,14 @@ describe('admin config: GET and PATCH config/', () => {
   });
 
   it('keeps the webhook signing key write-only: never echoed, shown as set; null clears it', async () => {
-    const res = await patch({ webhook_signing_key: 'pu9MpX3yPR' }).expect(200);
+    const res = await patch({ webhook_signing_key: 'whsec-pu9MpX3yPR-2026' }).expect(200);
     assert.equal(res.body.webhook_signing_key_set, true);
     assert.equal(res.body.webhook_signing_key_source, 'admin');
-    assert.ok(!JSON.stringify(res.body).includes('pu9MpX3yPR'));
+    assert.ok(!JSON.stringify(res.body).includes('whsec-pu9MpX3yPR-2026'));
     assert.equal('webhook_signing_key' in res.body, false);
     const got = await t.http().get(PATH).set('Authorization', adminAuth()).expect(200);
-    assert.ok(!JSON.stringify(got.body).includes('pu9MpX3yPR'));
-    assert.equal(await t.app.get(AdminConfigService).webhookSigningKey(), 'pu9MpX3yPR');
+    assert.ok(!JSON.stringify(got.body).includes('whsec-pu9MpX3yPR-2026'));
+    assert.equal(await t.app.get(AdminConfigService).webhookSigningKey(), 'whsec-pu9MpX3yPR-2026');
     const cleared = await patch({ webhook_signing_key: null }).expect(200);
     assert.equal(cleared.body.webhook_signing_key_set, false);
     assert.equal(await t.app.get(AdminConfigService).webhookSigningKey(), null);
@@ -115,6 +115,16 @@ describe('admin config: GET and PATCH config/', () => {
     await patch({ webhook_signing_key: 'k'.repeat(255) }).expect(200);
   });
 
+  it('refuses a signing key shorter than 16 characters and keeps the one in effect', async () => {
+    await patch({ webhook_signing_key: 'k'.repeat(16) }).expect(200);
+    for (const key of ['k', 'k'.repeat(15)]) {
+      assert.deepEqual((await patch({ webhook_signing_key: key }).expect(400)).body, {
+        webhook_signing_key: ['Ensure this field has at least 16 characters.'],
+      });
+    }
+    assert.equal(await t.app.get(AdminConfigService).webhookSigningKey(), 'k'.repeat(16));
+  });
+
   it('writes nothing when the request is rejected', async () => {
     await patch({ merchant_name: 'Kept', auto_expire: 'nope' }).expect(400);
     const res = await t.http().get(PATH).set('Authorization', adminAuth()).expect(200);
@@ -130,7 +140,7 @@ describe('admin config: GET and PATCH config/', () => {
 describe('admin config with WEBHOOK_SIGNING_KEY in the environment', () => {
   let t: TestApp;
   before(async () => {
-    t = await startApp({ env: { WEBHOOK_SIGNING_KEY: 'from-env-key' } });
+    t = await startApp({ env: { WEBHOOK_SIGNING_KEY: 'from-env-key-0123456' } });
   });
   after(() => t.close());
 

@@ -9,7 +9,7 @@ import { transactionBody } from '../factories/transaction.factory';
 import { adminAuth, Seeded } from '../setup/fixtures';
 import type { TestApp } from '../setup/test-app';
 
-export const SIGNING_KEY = 'pu9MpX3yPR';
+export const SIGNING_KEY = 'whsec-pu9MpX3yPR-2026';
 
 /** Env of an app that delivers quickly to receivers on 127.0.0.1. */
 export const FAST_DELIVERY_ENV: Record<string, string> = {

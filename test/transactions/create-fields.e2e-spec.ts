@@ -455,12 +455,14 @@ describe('create: request field rules', () => {
       });
       assert.deepEqual(body.notifications, { email: ['created', 'paid'], sms: ['paid'] });
     });
-    it('ignores an unknown channel', async () => {
-      const body = await createTransaction(t, s, {
-        notifications: { push: ['paid'], email: ['paid'] },
-        customer_email: 'c@example.com',
-      });
-      assert.deepEqual(body.notifications, { email: ['paid'] });
+    it('refuses an unknown channel by name (a silently dropped channel would never notify)', async () => {
+      assert.deepEqual(
+        await createErrors(t, s, {
+          notifications: { push: ['paid'], Email: ['paid'] },
+          customer_email: 'c@example.com',
+        }),
+        { notifications: { push: ['Unknown notification channel: use "email" or "sms".'] } },
+      );
     });
     it('accepts every listed event', async () => {
       const events = [
@@ -732,7 +734,6 @@ describe('create: request field rules', () => {
       customer_email: '',
       customer_phone: '',
       order_no: '',
-      expiration_time: '',
       language: '',
       mode: '',
     });

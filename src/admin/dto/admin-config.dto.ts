@@ -45,10 +45,11 @@ export class UpdateAdminConfigDto {
   @NameField(LIMITS.merchantName, { optional: true, example: 'Example Shop' })
   merchant_name?: string;
 
-  @SecretField(1, ADMIN_LIMITS.webhookSigningKey, {
+  @SecretField(ADMIN_LIMITS.webhookSigningKeyMin, ADMIN_LIMITS.webhookSigningKey, {
     optional: true,
     nullable: true,
-    description: 'HMAC key for webhook signatures; write-only (never echoed). null clears it.',
+    description:
+      'HMAC key for webhook signatures, 16 to 255 characters; write-only (never echoed). null clears it.',
   })
   webhook_signing_key?: string | null;
 }

@@ -122,7 +122,9 @@ export const SecretField = (min: number, max: number, opts: AdminFieldOptions = 
     apiProperty(opts, { type: String, minLength: min, maxLength: max, writeOnly: true, format: 'password' }),
     ...presence(opts),
     IsString({ message: MSG.string }),
-    MinLength(min, { message: min === 1 ? MSG.blank : MSG_ADMIN.minLength(min) }),
+    MinLength(min, {
+      message: (args: ValidationArguments) => (args.value === '' ? MSG.blank : MSG_ADMIN.minLength(min)),
+    }),
     MaxChars(max, { message: MSG.maxLength(max) }),
   );
 

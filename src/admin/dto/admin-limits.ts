@@ -1,5 +1,7 @@
 /** Limits of admin-only fields (the shared ones live in common/validation/limits.ts). */
 export const ADMIN_LIMITS = {
+  /** HMAC keys shorter than this are guessable (SPEC §10: a key is a secret, not a password). */
+  webhookSigningKeyMin: 16,
   webhookSigningKey: 255,
   passwordMin: 8,
   passwordMax: 128,

@@ -100,21 +100,29 @@ export class ServiceUnavailable extends DomainError {
   }
 }
 
+/** Sets an own key (`__proto__` included: defineProperty never reaches the prototype). */
+function defineOwn<T extends string[] | FieldErrorTree>(tree: FieldErrorTree, key: string, value: T): T {
+  Object.defineProperty(tree, key, { value, enumerable: true, writable: true, configurable: true });
+  return value;
+}
+
 /** Adds one message under a (possibly dotted) field path of a tree. */
 export function addFieldError(tree: FieldErrorTree, path: string, message: string): void {
   const parts = path.split('.');
   let node: FieldErrorTree = tree;
+  // Own keys only: a field named like an Object.prototype member ("constructor") is just a name.
+  const own = (at: FieldErrorTree, key: string) => (Object.hasOwn(at, key) ? at[key] : undefined);
   for (const part of parts.slice(0, -1)) {
-    const next = node[part];
+    const next = own(node, part);
     if (Array.isArray(next)) return; // the parent already failed as a whole; keep that message
-    node = next ?? (node[part] = {});
+    node = next ?? defineOwn(node, part, {});
   }
   const leaf = parts[parts.length - 1];
-  const existing = node[leaf];
-  if (existing === undefined) node[leaf] = [message];
+  const existing = own(node, leaf);
+  if (existing === undefined) defineOwn(node, leaf, [message]);
   else if (Array.isArray(existing) && !existing.includes(message)) existing.push(message);
 }
 
 export function hasFieldError(tree: FieldErrorTree, field: string): boolean {
-  return tree[field] !== undefined;
+  return Object.hasOwn(tree, field);
 }

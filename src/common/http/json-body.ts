@@ -44,9 +44,31 @@ function checkedText(text: string): string {
   return text;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * body-parser `verify`: a UTF-8 body that is not valid UTF-8 is refused (400) instead of being
+ * read with U+FFFD in place of the bad bytes (which would then be stored as if sent).
+ */
+export function rejectInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
+  if (!/^utf-?8$/i.test(encoding)) return;
+  try {
+    UTF8.decode(body);
+  } catch {
+    throw Object.assign(new Error('The request body is not valid UTF-8.'), {
+      status: 400,
+      type: 'entity.verify.failed',
+    });
+  }
+}
+
 /** JSON body parser (1 MB → 413), lossless for money; malformed JSON → 400 (SPEC §1). */
 export function jsonBody(limit: string) {
-  const readText = express.text({ type: ['application/json', 'application/*+json'], limit });
+  const readText = express.text({
+    type: ['application/json', 'application/*+json'],
+    limit,
+    verify: rejectInvalidUtf8,
+  });
   return (req: Request, res: Response, next: NextFunction): void => {
     readText(req, res, (error?: unknown) => {
       if (error) return next(error);

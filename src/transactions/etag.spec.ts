@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { etagOf, ifMatchAllows } from './etag';
+
+describe('If-Match (RFC 9110 §13.1.1)', () => {
+  const etag = etagOf({ version: 3 });
+
+  it('the ETag is the row version, quoted', () => {
+    assert.equal(etag, '"3"');
+  });
+  it('matches the same strong tag, alone or in a list, and *', () => {
+    assert.equal(ifMatchAllows('"3"', etag), true);
+    assert.equal(ifMatchAllows(' "1", "3" ', etag), true);
+    assert.equal(ifMatchAllows('*', etag), true);
+  });
+  it('never matches a weak tag: If-Match compares strongly', () => {
+    assert.equal(ifMatchAllows('W/"3"', etag), false);
+    assert.equal(ifMatchAllows('W/"3", "4"', etag), false);
+  });
+  it('refuses another version and malformed values', () => {
+    for (const header of ['"4"', '3', '"3', '', '"*"', '*, "3"x', 'W/3']) {
+      assert.equal(ifMatchAllows(header, etag), false, header);
+    }
+  });
+});
