@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunningService } from '../ops/service-process';
+import {
+  Answer,
+  call,
+  cluster,
+  dropDatabase,
+  freshDatabase,
+  rows,
+  seedThrough,
+  startReplica,
+  stopReplica,
+  summarize,
+  TX_PATH,
+  txBody,
+} from './cluster-helpers';
+
+const UNAVAILABLE = '{"detail":"Service temporarily unavailable."}';
+
+/** Creates then retrieves, continuously, through one replica; every answer with its time. */
+function steadyLoad(replica: RunningService, auth: string): { stop: () => Promise<Answer[]> } {
+  const answers: Answer[] = [];
+  let running = true;
+  const worker = async () => {
+    while (running) {
+      const created = await call('POST', `${replica.url}${TX_PATH}`, {
+        body: txBody(),
+        headers: { Authorization: auth },
+      });
+      answers.push(created);
+      if (created.status === 201) {
+        answers.push(await call('GET', `${replica.url}${TX_PATH}${String(created.body.session_id)}/`));
+      }
+      await sleep(25);
+    }
+  };
+  const workers = Promise.all([worker(), worker(), worker()]);
+  return {
+    stop: async () => {
+      running = false;
+      await workers;
+      return answers;
+    },
+  };
+}
+
+const succeeded = (a: Answer) => a.status === 201 || a.status === 200;
+/** SPEC §17: success, or 503 with its body and Retry-After — within 5 s. */
+const acceptable = (a: Answer) =>
+  a.ms <= 5500 &&
+  (succeeded(a) ||
+    (a.status === 503 && JSON.stringify(a.body) === UNAVAILABLE && a.headers.get('retry-after') === '1'));
+
+async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    assert.ok(Date.now() - started < timeoutMs, `timed out waiting for ${what}`);
+    await sleep(200);
+  }
+  return Date.now() - started;
+}
+
+describe('start-up on a Galera cluster', () => {
+  it('two replicas starting at once on a fresh database on two nodes both start and migrate once (3 rounds)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const db = await freshDatabase();
+      const replicas: RunningService[] = [];
+      try {
+        const started = await Promise.allSettled([startReplica([0], db), startReplica([1], db)]);
+        for (const r of started) if (r.status === 'fulfilled') replicas.push(r.value);
+        assert.deepEqual(
+          started.filter((r) => r.status === 'rejected').map((r) => String(r.reason)),
+          [],
+          'both replicas started',
+        );
+        for (const replica of replicas) {
+          assert.equal((await call('GET', `${replica.url}/health/ready`)).status, 200);
+          const output = replica.output.stdout + replica.output.stderr;
+          assert.doesNotMatch(output, /already exists|Duplicate column|failed to start/i);
+        }
+        const names = await rows<{ name: string; n: number }>(
+          `SELECT name, COUNT(*) AS n FROM \`${db}\`.migrations GROUP BY name`,
+        );
+        assert.ok(names.length > 0);
+        assert.deepEqual(
+          names.filter((m) => Number(m.n) !== 1),
+          [],
+          'each migration recorded once',
+        );
+        assert.deepEqual(await rows(`SELECT * FROM \`${db}\`.schema_lock`), [], 'the lock is released');
+      } finally {
+        await Promise.all(replicas.map(stopReplica));
+        await dropDatabase(db);
+      }
+    }
+  });
+});
+
+describe('a Galera node killed under load', () => {
+  let db: string;
+  let a: RunningService | undefined;
+  let b: RunningService | undefined;
+  after(async () => {
+    await Promise.all([stopReplica(a), stopReplica(b)]);
+    if (db) await dropDatabase(db);
+  });
+
+  it('leaves the replica on another node unaffected; the one on the dead node answers 503 within 5 s and recovers when the node rejoins', async () => {
+    db = await freshDatabase();
+    [a, b] = await Promise.all([
+      startReplica([0], db, { DB_ACQUIRE_TIMEOUT_MS: '3000' }),
+      startReplica([1], db, { DB_ACQUIRE_TIMEOUT_MS: '3000' }),
+    ]);
+    const auth = await seedThrough(b);
+    const onA = steadyLoad(a, auth);
+    const onB = steadyLoad(b, auth);
+    await sleep(1500);
+
+    await cluster.kill(0);
+    await sleep(3000);
+    const ready = await call('GET', `${a.url}/health/ready`);
+    assert.equal(ready.status, 503, 'readiness of the replica whose node is gone');
+    assert.equal((await call('GET', `${a.url}/health`)).status, 200, 'liveness stays about the process');
+
+    await cluster.restart(0);
+    const recovery = await waitFor('replica A to create again', 20_000, async () => {
+      const res = await call('POST', `${a!.url}${TX_PATH}`, {
+        body: txBody(),
+        headers: { Authorization: auth },
+      });
+      return res.status === 201;
+    });
+    await sleep(1000);
+    const [answersA, answersB] = await Promise.all([onA.stop(), onB.stop()]);
+
+    assert.equal(
+      summarize(answersB, (x) => succeeded(x) && x.ms <= 5500),
+      '',
+      'replica B: no error, no hang',
+    );
+    assert.equal(summarize(answersA, acceptable), '', 'replica A: success or 503 within 5 s, never 500');
+    assert.ok(
+      answersA.some((x) => x.status === 503),
+      'replica A met the outage',
+    );
+    assert.ok(succeeded(answersA[answersA.length - 1]), 'and answers normally again');
+    assert.ok(recovery < 20_000);
+  });
+
+  it('fails a replica with a host list over to another node within 10 s, and keeps working when the node returns', async () => {
+    await Promise.all([stopReplica(a), stopReplica(b)]);
+    b = undefined;
+    a = await startReplica([0, 1, 2], db, { DB_ACQUIRE_TIMEOUT_MS: '3000' });
+    const auth = `Api-Key ${await newKey(a)}`;
+    const load = steadyLoad(a, auth);
+    await sleep(1000);
+
+    await cluster.kill(0);
+    const killedAt = Date.now();
+    await waitFor('creates through the next node', 10_000, async () => {
+      const res = await call('POST', `${a!.url}${TX_PATH}`, {
+        body: txBody(),
+        headers: { Authorization: auth },
+      });
+      return res.status === 201;
+    });
+    const failover = Date.now() - killedAt;
+    assert.ok(failover < 10_000, `failed over in ${failover} ms`);
+    assert.equal((await call('GET', `${a.url}/health/ready`)).status, 200);
+
+    await cluster.restart(0);
+    await sleep(3000); // the monitor brings node 0 back into use
+    const answers = await load.stop();
+    assert.equal(summarize(answers, acceptable), '', 'success or 503 within 5 s, never 500');
+    const after = await call('POST', `${a.url}${TX_PATH}`, {
+      body: txBody(),
+      headers: { Authorization: auth },
+    });
+    assert.equal(after.status, 201);
+  });
+});
+
+/** A fresh API key through the admin API of a replica (the database is already seeded). */
+async function newKey(replica: RunningService): Promise<string> {
+  const res = await call('POST', `${replica.url}/b/checkout/v1/admin/api-keys/`, {
+    body: { name: 'failover' },
+    headers: { Authorization: `Basic ${Buffer.from('admin:admin-password-1').toString('base64')}` },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return String(res.body.key);
+}

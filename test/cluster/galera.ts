@@ -1,0 +1,295 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createConnection } from 'mysql2/promise';
+
+/**
+ * A 3-node MariaDB Galera cluster on this machine, from Debian's packages (`mariadb-server`,
+ * `galera-4`, `rsync`), for the cluster tests (SPEC §17): `mariadbd --no-defaults` per node with
+ * its own data directory, client ports 4306–4308, Galera ports 4567/4577/4587 (IST +1, SST +2),
+ * `--wsrep-new-cluster` on the first node, rsync state transfer. Nodes run as the `mysql` user
+ * (rsync's daemon cannot read a root-owned data directory). See ../../shared/TOOLING.md.
+ */
+
+export const NODE_COUNT = 3;
+const CLIENT_PORT = 4306;
+const GALERA_PORT = 4567;
+const GALERA_STEP = 10;
+const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
+/** The failure-detection timeouts docs/operations.md recommends (Galera's defaults: 1 s, 5 s, 15 s). */
+export const EVS_TIMEOUTS = ['evs.keepalive_period=PT0.5S', 'evs.suspect_timeout=PT2S', 'evs.inactive_timeout=PT4S'];
+
+export interface ClusterOptions {
+  /** Parent directory of the node data directories (default: under the OS temp dir). */
+  baseDir?: string;
+  log?: (line: string) => void;
+}
+
+export const clientPort = (node: number): number => CLIENT_PORT + node;
+const galeraPort = (node: number): number => GALERA_PORT + node * GALERA_STEP;
+const clusterAddress = (): string =>
+  `gcomm://${Array.from({ length: NODE_COUNT }, (_, i) => `127.0.0.1:${galeraPort(i)}`).join(',')}`;
+
+/** `mysql://root@127.0.0.1:<port>/<database>` of one node, or of several as a host list. */
+export function nodeUrl(nodes: number[], database: string): string {
+  return `mysql://root@${nodes.map((n) => `127.0.0.1:${clientPort(n)}`).join(',')}/${database}`;
+}
+
+export class GaleraCluster {
+  readonly baseDir: string;
+  private readonly processes = new Map<number, ChildProcess>();
+  private readonly log: (line: string) => void;
+
+  constructor(options: ClusterOptions = {}) {
+    this.baseDir = options.baseDir ?? join(tmpdir(), 'checkout-galera');
+    this.log = options.log ?? ((line) => process.stderr.write(`[galera] ${line}\n`));
+  }
+
+  private dir(node: number): string {
+    return join(this.baseDir, `node${node}`);
+  }
+
+  private socket(node: number): string {
+    return join(this.dir(node), 'mysqld.sock');
+  }
+
+  /** Initialises three empty data directories and starts the cluster; resolves once all are Synced. */
+  async start(): Promise<void> {
+    await this.stopLeftovers();
+    rmSync(this.baseDir, { recursive: true, force: true });
+    mkdirSync(this.baseDir, { recursive: true });
+    chmodSync(this.baseDir, 0o711);
+    for (let node = 0; node < NODE_COUNT; node++) this.initialise(node);
+    const started = Date.now();
+    this.launch(0, { bootstrap: true });
+    await this.waitSynced(0, 60_000);
+    await this.allowRootOverTcp(0);
+    for (let node = 1; node < NODE_COUNT; node++) this.launch(node);
+    for (let node = 1; node < NODE_COUNT; node++) await this.waitSynced(node, 90_000);
+    await this.waitClusterSize(NODE_COUNT, 30_000);
+    this.log(`cluster of ${NODE_COUNT} Synced in ${Date.now() - started} ms`);
+  }
+
+  /** SIGKILLs one node's mariadbd (a crash: no clean leave). */
+  async kill(node: number): Promise<void> {
+    const child = this.processes.get(node);
+    const pid = child?.pid ?? this.pidFromFile(node);
+    if (!pid) throw new Error(`node ${node} is not running`);
+    process.kill(pid, 'SIGKILL');
+    await this.waitExit(node, pid);
+    this.log(`node ${node} killed`);
+  }
+
+  /**
+   * Starts a stopped node again: it rejoins by state transfer; resolves once it is Synced. The
+   * donor is blocked while rsync copies its data (it leaves `Synced`), so it is node 2 (the one
+   * the tests pin no replica to) unless node 2 is the one rejoining.
+   */
+  async restart(node: number, timeoutMs = 90_000): Promise<number> {
+    const started = Date.now();
+    rmSync(join(this.dir(node), 'data', 'mysqld.pid'), { force: true });
+    const donor = node === NODE_COUNT - 1 ? 0 : NODE_COUNT - 1;
+    this.launch(node, { donor: `n${donor}` });
+    await this.waitSynced(node, timeoutMs);
+    const took = Date.now() - started;
+    this.log(`node ${node} rejoined in ${took} ms`);
+    return took;
+  }
+
+  /** Stops every node (started by this process or an earlier one) and removes the data directories. */
+  async stop(): Promise<void> {
+    for (let node = 0; node < NODE_COUNT; node++) {
+      // The pid file too: another process (a test file) may have restarted the node since.
+      for (const pid of new Set([this.processes.get(node)?.pid, this.pidFromFile(node)])) {
+        if (pid && isAlive(pid) && isMariadb(pid)) {
+          process.kill(pid, 'SIGKILL');
+          await this.waitExit(node, pid);
+        }
+      }
+    }
+    this.processes.clear();
+    rmSync(this.baseDir, { recursive: true, force: true });
+  }
+
+  /** `SHOW STATUS` values of one node, or null when it does not answer. */
+  async status(node: number): Promise<Record<string, string> | null> {
+    try {
+      const connection = await createConnection({
+        socketPath: this.socket(node),
+        user: 'root',
+        connectTimeout: 2000,
+      });
+      try {
+        const [rows] = await connection.query(
+          "SHOW STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_size', 'wsrep_ready')",
+        );
+        return Object.fromEntries(
+          (rows as { Variable_name: string; Value: string }[]).map((r) => [r.Variable_name, r.Value]),
+        );
+      } finally {
+        await connection.end();
+      }
+    } catch {
+      return null;
+    }
+  }
+
+  /** Runs SQL as root on one node (over its socket), reading every commit of the cluster. */
+  async query(node: number, sql: string, params: unknown[] = []): Promise<unknown[]> {
+    const connection = await createConnection({
+      socketPath: this.socket(node),
+      user: 'root',
+      connectTimeout: 5000,
+    });
+    try {
+      await connection.query('SET SESSION wsrep_sync_wait = 1');
+      const [rows] = await connection.query(sql, params);
+      return Array.isArray(rows) ? (rows) : [];
+    } finally {
+      await connection.end();
+    }
+  }
+
+  private initialise(node: number): void {
+    const dir = this.dir(node);
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    execFileSync('chown', ['-R', 'mysql:mysql', dir]);
+    execFileSync(
+      'mariadb-install-db',
+      [
+        '--no-defaults',
+        '--user=mysql',
+        `--datadir=${join(dir, 'data')}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+      ],
+      { stdio: 'ignore' },
+    );
+  }
+
+  private launch(node: number, options: { bootstrap?: boolean; donor?: string } = {}): void {
+    const dir = this.dir(node);
+    const g = galeraPort(node);
+    const args = [
+      '--no-defaults',
+      '--user=mysql',
+      `--datadir=${join(dir, 'data')}`,
+      `--socket=${this.socket(node)}`,
+      `--port=${clientPort(node)}`,
+      '--bind-address=127.0.0.1',
+      `--pid-file=${join(dir, 'data', 'mysqld.pid')}`,
+      `--log-error=${join(dir, 'error.log')}`,
+      '--skip-name-resolve',
+      '--binlog-format=ROW',
+      '--innodb-autoinc-lock-mode=2',
+      '--innodb-flush-log-at-trx-commit=2',
+      '--innodb-buffer-pool-size=128M',
+      '--max-connections=300',
+      '--wsrep-on=ON',
+      `--wsrep-provider=${PROVIDER}`,
+      `--wsrep-cluster-address=${clusterAddress()}`,
+      `--wsrep-node-address=127.0.0.1:${g}`,
+      `--wsrep-node-name=n${node}`,
+      '--wsrep-sst-method=rsync',
+      `--wsrep-sst-receive-address=127.0.0.1:${g + 2}`,
+      `--wsrep-provider-options=${[
+        `gmcast.listen_addr=tcp://127.0.0.1:${g}`,
+        `ist.recv_addr=127.0.0.1:${g + 1}`,
+        'gcache.size=64M',
+        // A dead node stalls every commit of the cluster until it is declared gone (5 s by
+        // default): the operations guide recommends these so requests still answer within 5 s.
+        ...EVS_TIMEOUTS,
+      ].join(';')}`,
+    ];
+    if (options.bootstrap) args.push('--wsrep-new-cluster');
+    if (options.donor) args.push(`--wsrep-sst-donor=${options.donor}`);
+    // Detached: the nodes outlive the command that started them (`galera.js start`); `stop`
+    // finds them again by their pid files.
+    const child = spawn('/usr/sbin/mariadbd', args, { stdio: 'ignore', detached: true });
+    child.on('error', (error) => this.log(`node ${node}: ${error.message}`));
+    child.unref();
+    this.processes.set(node, child);
+  }
+
+  private async waitSynced(node: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = await this.status(node);
+      if (status?.wsrep_local_state_comment === 'Synced' && status.wsrep_ready === 'ON') return;
+      const child = this.processes.get(node);
+      if (child && child.exitCode !== null) {
+        throw new Error(
+          `node ${node} exited (${child.exitCode}) while starting:\n${this.errorLogTail(node)}`,
+        );
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`node ${node} not Synced within ${timeoutMs} ms:\n${this.errorLogTail(node)}`);
+      }
+      await sleep(250);
+    }
+  }
+
+  private async waitClusterSize(size: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Number((await this.status(0))?.wsrep_cluster_size ?? 0) !== size) {
+      if (Date.now() > deadline) throw new Error(`cluster size never reached ${size}`);
+      await sleep(250);
+    }
+  }
+
+  /** Root over TCP with an empty password (the data directory was made with normal authentication). */
+  private async allowRootOverTcp(node: number): Promise<void> {
+    await this.query(node, "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ''");
+    await this.query(node, "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION");
+  }
+
+  private async waitExit(node: number, pid: number): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (isAlive(pid)) {
+      if (Date.now() > deadline) throw new Error(`node ${node} (pid ${pid}) did not exit`);
+      await sleep(100);
+    }
+  }
+
+  private pidFromFile(node: number): number | null {
+    const file = join(this.dir(node), 'data', 'mysqld.pid');
+    return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) || null : null;
+  }
+
+  /** Kills nodes of an earlier run that was not stopped (their pid files are still there). */
+  private async stopLeftovers(): Promise<void> {
+    for (let node = 0; node < NODE_COUNT; node++) {
+      const pid = this.pidFromFile(node);
+      if (pid && isAlive(pid) && isMariadb(pid)) {
+        process.kill(pid, 'SIGKILL');
+        await this.waitExit(node, pid);
+        this.log(`stopped node ${node} left over from an earlier run (pid ${pid})`);
+      }
+    }
+  }
+
+  private errorLogTail(node: number): string {
+    const file = join(this.dir(node), 'error.log');
+    if (!existsSync(file)) return '(no error log)';
+    return readFileSync(file, 'utf8').split('\n').slice(-25).join('\n');
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isMariadb(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('mariadbd');
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { RunningService } from '../ops/service-process';
+import {
+  call,
+  dropDatabase,
+  freshDatabase,
+  inParallel,
+  rows,
+  seedThrough,
+  startReplica,
+  stopReplica,
+  summarize,
+  TX_PATH,
+  txBody,
+} from './cluster-helpers';
+
+/**
+ * SPEC §17 on a 3-node Galera cluster, two replicas on different nodes (A on node 0, B on node 1):
+ * concurrent writes never answer 5xx, unique rules hold across nodes, and what one replica wrote
+ * reads back at once through the other.
+ */
+describe('writes through two replicas on two Galera nodes', () => {
+  let db: string;
+  let a: RunningService;
+  let b: RunningService;
+  let auth: string;
+  before(async () => {
+    db = await freshDatabase();
+    [a, b] = await Promise.all([startReplica([0], db), startReplica([1], db)]);
+    auth = await seedThrough(a);
+  });
+  after(async () => {
+    await Promise.all([stopReplica(a), stopReplica(b)]);
+    await dropDatabase(db);
+  });
+
+  const create = (replica: RunningService, overrides: Record<string, unknown> = {}, headers = {}) =>
+    call('POST', `${replica.url}${TX_PATH}`, {
+      body: txBody(overrides),
+      headers: { Authorization: auth, ...headers },
+    });
+
+  it('answers 600 concurrent creates through both replicas with 201, none ≥ 500', async () => {
+    const answers = await inParallel(600, 30, (i) => create(i % 2 ? a : b, { order_no: `bulk-${i}` }));
+    assert.equal(
+      summarize(answers, (x) => x.status === 201),
+      '',
+    );
+    const [{ n }] = await rows<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM \`${db}\`.transactions WHERE order_no LIKE 'bulk-%'`,
+    );
+    assert.equal(Number(n), 600);
+  });
+
+  it('lets exactly one of two creates with the same order_no through, the other a 400 (50 pairs across nodes)', async () => {
+    const results = await inParallel(50, 10, async (i) => {
+      const orderNo = `pair-${i}-${randomBytes(3).toString('hex')}`;
+      return Promise.all([create(a, { order_no: orderNo }), create(b, { order_no: orderNo })]);
+    });
+    const unexpected = results.filter(([x, y]) => {
+      const statuses = [x.status, y.status].sort();
+      const refused = x.status === 400 ? x : y;
+      return (
+        statuses[0] !== 201 ||
+        statuses[1] !== 400 ||
+        JSON.stringify(refused.body) !==
+          '{"order_no":["A live transaction with this order_no already exists."]}'
+      );
+    });
+    assert.deepEqual(
+      unexpected.map(([x, y]) => [x.status, x.body, y.status, y.body]),
+      [],
+      'each pair answered 201 + 400',
+    );
+  });
+
+  it('lets one Idempotency-Key create one transaction when it is sent through both replicas at once', async () => {
+    const results = await inParallel(50, 10, async (i) => {
+      const key = `idem-${i}-${randomBytes(4).toString('hex')}`;
+      const body = { order_no: key };
+      const answers = await Promise.all([
+        create(a, body, { 'Idempotency-Key': key }),
+        create(b, body, { 'Idempotency-Key': key }),
+      ]);
+      return { key, answers };
+    });
+    for (const { key, answers } of results) {
+      const statuses = answers.map((x) => x.status).sort();
+      assert.ok(
+        (statuses[0] === 201 && statuses[1] === 201) || (statuses[0] === 201 && statuses[1] === 409),
+        `${key}: ${summarize(answers, () => false)}`,
+      );
+      if (statuses[1] === 201) {
+        // the second answer is the first one replayed
+        assert.equal(answers.filter((x) => x.headers.get('idempotent-replayed') === 'true').length, 1, key);
+        assert.equal(answers[0].body.session_id, answers[1].body.session_id, key);
+      } else {
+        const conflict = answers.find((x) => x.status === 409)!;
+        assert.deepEqual(conflict.body, {
+          detail: 'A request with this Idempotency-Key is still being processed; retry later.',
+        });
+      }
+    }
+    const counts = await rows<{ order_no: string; n: number }>(
+      `SELECT order_no, COUNT(*) AS n FROM \`${db}\`.transactions WHERE order_no LIKE 'idem-%' GROUP BY order_no`,
+    );
+    assert.equal(counts.length, 50, 'one transaction per key');
+    assert.deepEqual(
+      counts.filter((c) => Number(c.n) !== 1),
+      [],
+    );
+  });
+
+  it('reads a transaction created through one replica back through the other at once (2000 times)', async () => {
+    const misses = await inParallel(2000, 20, async (i) => {
+      const [writer, reader] = i % 2 ? [a, b] : [b, a];
+      const created = await create(writer);
+      if (created.status !== 201) return `create ${created.status} ${JSON.stringify(created.body)}`;
+      const read = await call('GET', `${reader.url}${TX_PATH}${String(created.body.session_id)}/`);
+      return read.status === 200 ? null : `read ${read.status} ${JSON.stringify(read.body)}`;
+    });
+    assert.deepEqual(
+      misses.filter((m) => m !== null),
+      [],
+    );
+  });
+});
