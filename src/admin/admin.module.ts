@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdminConfigModule } from '../admin-config/admin-config.module';
 import { CurrenciesModule } from '../currencies/currencies.module';
+import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { AdminConfigController } from './admin-config.controller';
@@ -8,17 +9,19 @@ import { AdminService } from './admin.service';
 import { ApiKeysAdminController } from './api-keys.controller';
 import { CurrenciesAdminController } from './currencies.controller';
 import { GatewaysAdminController } from './gateways.controller';
+import { TransactionEventsAdminController } from './transaction-events.controller';
 import { UsersAdminController } from './users.controller';
 
 /** The admin API (SPEC §8): thin controllers over the resources' own services. */
 @Module({
-  imports: [AdminConfigModule, CurrenciesModule, GatewaysModule, TransactionsModule],
+  imports: [AdminConfigModule, CurrenciesModule, EventsModule, GatewaysModule, TransactionsModule],
   controllers: [
     AdminConfigController,
     CurrenciesAdminController,
     GatewaysAdminController,
     ApiKeysAdminController,
     UsersAdminController,
+    TransactionEventsAdminController,
   ],
   providers: [AdminService],
 })

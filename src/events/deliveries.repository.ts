@@ -121,12 +121,12 @@ export class DeliveriesRepository {
     return ids.length ? this.events.find({ where: { id: In(ids) } }) : Promise.resolve([]);
   }
 
-  eventsOfSession(sessionId: string): Promise<OutboxEvent[]> {
-    return this.events.find({ where: { sessionId }, order: { sequence: 'ASC' } });
+  eventsOf(transactionId: string): Promise<OutboxEvent[]> {
+    return this.events.find({ where: { transactionId }, order: { sequence: 'ASC' } });
   }
 
-  findEvent(sessionId: string, eventId: string): Promise<OutboxEvent | null> {
-    return this.events.findOne({ where: { sessionId, eventId } });
+  findEvent(transactionId: string, eventId: string): Promise<OutboxEvent | null> {
+    return this.events.findOne({ where: { transactionId, eventId } });
   }
 
   deliveriesOfEvents(eventRowIds: string[]): Promise<Delivery[]> {
@@ -139,19 +139,6 @@ export class DeliveriesRepository {
     return deliveryIds.length
       ? this.attempts.find({ where: { deliveryId: In(deliveryIds) }, order: { id: 'ASC' } })
       : Promise.resolve([]);
-  }
-
-  /**
-   * The transaction behind a session (read directly: the transactions module depends on this one,
-   * so it cannot be imported here).
-   */
-  async transactionOfSession(sessionId: string): Promise<{ id: string; webhookUrl: string } | null> {
-    if (!/^[0-9a-f]{40}$/.test(sessionId)) return null;
-    const rows = await this.deliveries.manager.query<{ id: string | number; webhook_url: string }[]>(
-      `SELECT id, webhook_url FROM transactions WHERE session_id = ?`,
-      [sessionId],
-    );
-    return rows.length ? { id: String(rows[0].id), webhookUrl: rows[0].webhook_url } : null;
   }
 
   /** A fresh pending webhook delivery of an event; returns its id. */

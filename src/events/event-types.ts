@@ -11,15 +11,3 @@ export const EVENT_NAMES = [
   'refunded',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
-
-/** What an event carries beside the transaction's own fields. */
-export interface EventDetails {
-  /** Operation events (capture, void, refund, cancel, expire). */
-  operation?: string;
-  /** The operation's amount (decimal text). */
-  operationAmount?: string;
-  /** The payment attempt's reference number. */
-  referenceNumber?: string;
-  /** `success` / `failed` / `error` of the attempt or operation. */
-  result?: string;
-}

@@ -6,7 +6,10 @@ import type { Delivery } from './delivery.entity';
 import type { DeliveryDto, EventDto, RedeliveryDto } from './event-admin.dto';
 import { DispatcherService } from './dispatcher.service';
 
-/** The admin view of a transaction's events and their deliveries (SPEC §8). */
+/**
+ * The admin view of a transaction's events and their deliveries (SPEC §8), by the transaction's
+ * row id: the admin controller resolves the session first.
+ */
 @Injectable()
 export class EventsAdminService {
   constructor(
@@ -14,9 +17,8 @@ export class EventsAdminService {
     private readonly dispatcher: DispatcherService,
   ) {}
 
-  async list(sessionId: string): Promise<EventDto[]> {
-    if (!(await this.deliveries.transactionOfSession(sessionId))) throw new NotFound();
-    const events = await this.deliveries.eventsOfSession(sessionId);
+  async list(transactionId: string): Promise<EventDto[]> {
+    const events = await this.deliveries.eventsOf(transactionId);
     const deliveries = await this.deliveries.deliveriesOfEvents(events.map((e) => e.id));
     const attempts = await this.deliveries.attemptsOf(deliveries.map((d) => d.id));
     return events.map((event) => ({
@@ -35,13 +37,12 @@ export class EventsAdminService {
     }));
   }
 
-  async redeliver(sessionId: string, eventId: string): Promise<RedeliveryDto> {
-    const transaction = await this.deliveries.transactionOfSession(sessionId);
-    if (!transaction) throw new NotFound();
-    const event = await this.deliveries.findEvent(sessionId, eventId);
+  /** A fresh webhook delivery of one of the transaction's events, to its current `webhookUrl`. */
+  async redeliver(transactionId: string, eventId: string, webhookUrl: string): Promise<RedeliveryDto> {
+    const event = await this.deliveries.findEvent(transactionId, eventId);
     if (!event) throw new NotFound();
-    if (!transaction.webhookUrl) throw new StateConflict('The transaction has no webhook_url to deliver to.');
-    const id = await this.deliveries.addWebhookDelivery(event, transaction.webhookUrl, new Date());
+    if (!webhookUrl) throw new StateConflict('The transaction has no webhook_url to deliver to.');
+    const id = await this.deliveries.addWebhookDelivery(event, webhookUrl, new Date());
     this.dispatcher.poke();
     return { detail: 'Redelivery queued.', delivery_id: Number(id) };
   }

@@ -1,29 +1,27 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminConfigModule } from '../admin-config/admin-config.module';
-import { CurrenciesModule } from '../currencies/currencies.module';
-import { GatewaysModule } from '../gateways/gateways.module';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { Delivery } from './delivery.entity';
 import { OutboxEvent } from './event.entity';
 import { DispatcherService } from './dispatcher.service';
-import { EventsAdminController } from './events-admin.controller';
 import { EventsAdminService } from './events-admin.service';
 import { EmailSender } from './notifications/email-sender';
 import { HttpSmsProvider } from './notifications/sms-provider';
 import { OutboxService } from './outbox.service';
 import { WebhookSender } from './webhooks/webhook-sender';
 
-/** Events: outbox, dispatcher, webhook / e-mail / SMS senders (SPEC §6). */
+/**
+ * Events (SPEC §6): the outbox, the dispatcher, the webhook / e-mail / SMS senders and the admin
+ * view of deliveries. A lower layer: it records the envelopes its producers (transactions) build
+ * and never reads or writes their tables.
+ */
 @Module({
   imports: [
     TypeOrmModule.forFeature([OutboxEvent, Delivery, DeliveryAttempt]),
     AdminConfigModule,
-    CurrenciesModule,
-    GatewaysModule,
   ],
-  controllers: [EventsAdminController],
   providers: [
     EventsAdminService,
     OutboxService,
@@ -33,6 +31,6 @@ import { WebhookSender } from './webhooks/webhook-sender';
     EmailSender,
     HttpSmsProvider,
   ],
-  exports: [OutboxService, DispatcherService],
+  exports: [OutboxService, DispatcherService, EventsAdminService],
 })
 export class EventsModule {}

@@ -164,4 +164,8 @@ export class Transaction {
    */
   @Column({ name: 'attempt_in_flight', type: 'varchar', length: 64, nullable: true })
   attemptInFlight: string | null;
+
+  /** The number of the transaction's last event (SPEC §6 `sequence`): bumped by each one recorded. */
+  @Column({ name: 'event_sequence', type: 'int', default: 0 })
+  eventSequence: number;
 }

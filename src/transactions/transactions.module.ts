@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdminConfigModule } from '../admin-config/admin-config.module';
 import { AttachmentsModule } from '../attachments/attachments.module';
 import { CurrenciesModule } from '../currencies/currencies.module';
 import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { ShortLinksModule } from '../short-links/short-links.module';
+import { TransactionEvents } from './events/transaction-events';
 import { TransactionAttachments } from './transaction-attachment';
 import { Transaction } from './transaction.entity';
 import { TransactionValidator } from './transaction-validator';
@@ -17,6 +19,7 @@ import { TransitionService } from './transition.service';
 @Module({
   imports: [
     TypeOrmModule.forFeature([Transaction]),
+    AdminConfigModule,
     CurrenciesModule,
     GatewaysModule,
     EventsModule,
@@ -31,6 +34,7 @@ import { TransitionService } from './transition.service';
     TransactionsService,
     TransactionAttachments,
     TransitionService,
+    TransactionEvents,
   ],
   exports: [TransactionsService, TransitionService],
 })

@@ -200,6 +200,43 @@ export class TransactionsRepository {
     if (ids.length === 0) return Promise.resolve([]);
     return this.of(manager).find({ where: { id: In([...ids]) }, order: { id: 'ASC' } });
   }
+
+  /**
+   * Bumps the transaction's event counter and reads it back in one statement. The UPDATE locks the
+   * transaction's row until commit (MySQL), and SQLite serialises writers, so two events never
+   * share a number.
+   */
+  async nextEventSequence(id: string, manager: EntityManager): Promise<number> {
+    if (manager.connection.options.type === 'mysql') {
+      // LAST_INSERT_ID(expr) hands the new value back in the statement's own result.
+      const result = await manager.query<{ insertId: number | string; affectedRows: number }>(
+        `UPDATE transactions SET event_sequence = LAST_INSERT_ID(event_sequence + 1) WHERE id = ?`,
+        [id],
+      );
+      if (result.affectedRows !== 1) throw new Error(`Transaction ${id} not found for its event`);
+      return Number(result.insertId);
+    }
+    const rows = await manager.query<{ event_sequence: number | string }[]>(
+      `UPDATE transactions SET event_sequence = event_sequence + 1 WHERE id = ? RETURNING event_sequence`,
+      [id],
+    );
+    if (rows.length === 0) throw new Error(`Transaction ${id} not found for its event`);
+    return Number(rows[0].event_sequence);
+  }
+
+  /** `nextEventSequence` for many transactions: one UPDATE and one SELECT; id → its new number. */
+  async nextEventSequences(ids: readonly string[], manager: EntityManager): Promise<Map<string, number>> {
+    const repo = manager.getRepository(Transaction);
+    await repo
+      .createQueryBuilder()
+      .update()
+      .set({ eventSequence: () => 'event_sequence + 1' })
+      .whereInIds([...ids])
+      .updateEntity(false)
+      .execute();
+    const rows = await repo.find({ select: { id: true, eventSequence: true }, where: { id: In([...ids]) } });
+    return new Map(rows.map((r) => [String(r.id), Number(r.eventSequence)]));
+  }
 }
 
 /**

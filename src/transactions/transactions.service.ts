@@ -5,12 +5,12 @@ import { AppConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { isUniqueViolation, violatedKey } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
-import { OutboxService } from '../events/outbox.service';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Principal } from '../auth/principal';
 import type { TransactionDto } from './dto/transaction.dto';
 import type { TransactionBody } from './transaction-body';
 import { etagOf, ifMatchAllows } from './etag';
+import { TransactionEvents } from './events/transaction-events';
 import { Transaction } from './transaction.entity';
 import {
   columnsFromInput,
@@ -43,7 +43,7 @@ export class TransactionsService {
     private readonly currencies: CurrenciesService,
     private readonly gateways: GatewaysService,
     private readonly config: AppConfig,
-    private readonly outbox: OutboxService,
+    private readonly events: TransactionEvents,
     private readonly attachments: TransactionAttachments,
     private readonly uow: UnitOfWork,
   ) {}
@@ -86,6 +86,7 @@ export class TransactionsService {
       updatedAt: now,
       expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
       attemptInFlight: null,
+      eventSequence: 0,
     } satisfies Partial<Transaction>);
     let tx = draft;
     try {
@@ -94,7 +95,7 @@ export class TransactionsService {
         tx = Object.assign(new Transaction(), draft);
         Object.assign(tx, await this.attachments.apply(manager, attachment, draft, draft));
         await this.transactions.insert(tx, manager);
-        await this.outbox.record(manager, tx, 'created');
+        await this.events.record(manager, tx, 'created');
       });
     } catch (error) {
       throw translateUniqueViolation(error);

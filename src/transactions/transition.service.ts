@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
-import type { EventDetails, EventName } from '../events/event-types';
-import { OutboxService } from '../events/outbox.service';
+import type { EventName } from '../events/event-types';
+import type { EventDetails } from './events/event-payload';
+import { TransactionEvents } from './events/transaction-events';
 import { eventFor, ruleFor, type Trigger } from './state-machine';
 import { PAYABLE_STATES } from './transaction-state';
 import type { Transaction } from './transaction.entity';
@@ -51,7 +52,7 @@ export type TransitionOutcome =
 export class TransitionService {
   constructor(
     private readonly transactions: TransactionsRepository,
-    private readonly outbox: OutboxService,
+    private readonly events: TransactionEvents,
     private readonly uow: UnitOfWork,
   ) {}
 
@@ -88,7 +89,7 @@ export class TransitionService {
       if (!won) return null;
       const row = (await this.transactions.findById(tx.id, manager))!;
       if (input.alsoWrite) await input.alsoWrite(manager, row);
-      await this.outbox.record(manager, row, event, input.details ?? {});
+      await this.events.record(manager, row, event, input.details ?? {});
       return { row, previous: tx.state };
     });
     if (updated) {
@@ -179,7 +180,7 @@ export class TransitionService {
         manager,
       );
       if (changed !== ids.length) throw new RacedBatch(ids);
-      await this.outbox.recordMany(manager, await this.transactions.findByIds(ids, manager), event);
+      await this.events.recordMany(manager, await this.transactions.findByIds(ids, manager), event);
       return { claimed: ids.length, expired: ids.length };
     };
     try {

@@ -1,8 +1,9 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { UnitOfWork } from '../../src/database/unit-of-work';
-import type { EventDetails, EventName } from '../../src/events/event-types';
-import { OutboxService } from '../../src/events/outbox.service';
+import type { EventName } from '../../src/events/event-types';
+import type { EventDetails } from '../../src/transactions/events/event-payload';
+import { TransactionEvents } from '../../src/transactions/events/transaction-events';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import type { TransactionState } from '../../src/transactions/transaction-state';
 import { transactionBody } from '../factories/transaction.factory';
@@ -62,7 +63,7 @@ export async function transition(
       version: tx.version,
       updatedAt: tx.updatedAt,
     } as never);
-    await t.app.get(OutboxService).record(manager, tx, event, details);
+    await t.app.get(TransactionEvents).record(manager, tx, event, details);
   });
 }
 

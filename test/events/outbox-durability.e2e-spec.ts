@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DeliveriesRepository } from '../../src/events/deliveries.repository';
 import { Delivery } from '../../src/events/delivery.entity';
-import { OutboxService } from '../../src/events/outbox.service';
+import { TransactionEvents } from '../../src/transactions/events/transaction-events';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
@@ -33,7 +33,7 @@ async function recordPaidEvents(
     for (const sessionId of sessionIds) {
       const tx = await repo.findOneByOrFail({ sessionId });
       await repo.update({ id: tx.id }, { state: 'paid', webhookUrl });
-      await t.app.get(OutboxService).record(manager, { ...tx, state: 'paid', webhookUrl }, 'paid');
+      await t.app.get(TransactionEvents).record(manager, { ...tx, state: 'paid', webhookUrl }, 'paid');
     }
     await manager.query(`UPDATE deliveries SET next_attempt_at = ? WHERE status = 'pending'`, [
       testDbKind() === 'mysql' ? dueAt : dueAt.toISOString().replace('T', ' ').replace('Z', ''),
@@ -114,7 +114,7 @@ describe('outbox durability', () => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
         const url = 'https://merchant.example/hook';
         await t.app
-          .get(OutboxService)
+          .get(TransactionEvents)
           .record(manager, { ...tx, state: 'created', webhookUrl: url }, 'created');
         await manager.query(
           `UPDATE deliveries SET claimed_by = 'worker-B', claimed_until = ? WHERE status = 'pending'`,
@@ -161,7 +161,7 @@ describe('outbox durability', () => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
         await manager.getRepository(Transaction).update({ id: tx.id }, { webhookUrl: hook.url });
         await t.app
-          .get(OutboxService)
+          .get(TransactionEvents)
           .record(manager, { ...tx, state: 'created', webhookUrl: hook.url }, 'created');
         await manager.query(
           `UPDATE deliveries SET claimed_by = 'dead-worker#1', claimed_until = ? WHERE status = 'pending'`,

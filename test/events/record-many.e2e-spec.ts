@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OutboxEvent } from '../../src/events/event.entity';
 import { Delivery } from '../../src/events/delivery.entity';
-import { OutboxService } from '../../src/events/outbox.service';
+import { TransactionEvents } from '../../src/transactions/events/transaction-events';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { insertDueTransactions } from '../factories/due-transactions';
 import { Seeded, seedBasics } from '../setup/fixtures';
@@ -26,7 +26,7 @@ const BODY = {
   extra: { cart: 7 },
 };
 
-/** OutboxService.recordMany: the bulk form of record, used by the expiry job. */
+/** TransactionEvents.recordMany: the bulk form of record, used by the expiry job. */
 describe('outbox: recording one event for many transactions at once', () => {
   let t: TestApp;
   let s: Seeded;
@@ -50,12 +50,12 @@ describe('outbox: recording one event for many transactions at once', () => {
   it('writes the same event row and deliveries as record does', async () => {
     const one = await createTransaction(t, s, BODY);
     const many = await createTransaction(t, s, BODY);
-    const outbox = t.app.get(OutboxService);
+    const events = t.app.get(TransactionEvents);
     const details = { operation: 'expire', result: 'success' };
     // Read before the unit: inside it, only its own manager may be used (SPEC §17).
     const [oneRow, manyRow] = [await load(one), await load(many)];
-    await unitOf(t).run(async (m) => outbox.record(m, oneRow, 'expired', details));
-    await unitOf(t).run(async (m) => outbox.recordMany(m, [manyRow], 'expired', details));
+    await unitOf(t).run(async (m) => events.record(m, oneRow, 'expired', details));
+    await unitOf(t).run(async (m) => events.recordMany(m, [manyRow], 'expired', details));
 
     const [single] = (await eventsOf(one)).slice(-1);
     const [bulk] = (await eventsOf(many)).slice(-1);
@@ -96,10 +96,10 @@ describe('outbox: recording one event for many transactions at once', () => {
       await createTransaction(t, s, { amount: '7', currency_code: 'USD' }),
       await createTransaction(t, s, { amount: '1500', currency_code: 'JPY' }),
     ];
-    const outbox = t.app.get(OutboxService);
+    const events = t.app.get(TransactionEvents);
     for (let round = 0; round < 2; round++) {
       const rows = await Promise.all(ids.map(load));
-      await unitOf(t).run(async (m) => outbox.recordMany(m, rows, 'expired'));
+      await unitOf(t).run(async (m) => events.recordMany(m, rows, 'expired'));
     }
     const amounts = ['86.500', '7.00', '1500'];
     for (const [i, id] of ids.entries()) {
@@ -121,9 +121,9 @@ describe('outbox: recording one event for many transactions at once', () => {
 
   it('writes nothing for an empty list, and handles more rows than one INSERT takes', async () => {
     const ds = dataSourceOf(t);
-    const outbox = t.app.get(OutboxService);
+    const events = t.app.get(TransactionEvents);
     const before = await ds.getRepository(OutboxEvent).count();
-    await unitOf(t).run((m) => outbox.recordMany(m, [], 'expired'));
+    await unitOf(t).run((m) => events.recordMany(m, [], 'expired'));
     assert.equal(await ds.getRepository(OutboxEvent).count(), before);
 
     await insertDueTransactions(ds, 1001, {
@@ -131,7 +131,7 @@ describe('outbox: recording one event for many transactions at once', () => {
     });
     const rows = await ds.getRepository(Transaction).find({ where: { customerEmail: 'bulk@example.com' } });
     assert.equal(rows.length, 1001);
-    await unitOf(t).run((m) => outbox.recordMany(m, rows, 'expired'));
+    await unitOf(t).run((m) => events.recordMany(m, rows, 'expired'));
     const written = await ds.query<{ n: string | number; seqs: string | number; txs: string | number }[]>(
       `SELECT COUNT(*) AS n, COUNT(DISTINCT e.sequence) AS seqs, COUNT(DISTINCT e.transaction_id) AS txs
          FROM events e JOIN transactions t ON t.id = e.transaction_id

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { OutboxService } from '../../src/events/outbox.service';
+import { TransactionEvents } from '../../src/transactions/events/transaction-events';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { payloadSignature, standardWebhookSecret } from '../../src/events/webhooks/signature';
 import { Seeded, seedBasics } from '../setup/fixtures';
@@ -217,7 +217,7 @@ describe('webhooks', () => {
       unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
         await manager.getRepository(Transaction).update({ id: tx.id }, { state: 'paid' });
-        await t.app.get(OutboxService).record(manager, { ...tx, state: 'paid' }, 'paid');
+        await t.app.get(TransactionEvents).record(manager, { ...tx, state: 'paid' }, 'paid');
         throw new Error('the state change failed after its event was recorded');
       }),
       /state change failed/,

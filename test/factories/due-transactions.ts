@@ -57,6 +57,7 @@ export function dueTransactionRow(expiresAt: Date, options: DueTransactionsOptio
     capturedAmount: '0',
     refundedAmount: '0',
     voidedAmount: '0',
+    eventSequence: 0,
     createdAt,
     updatedAt: createdAt,
     expiresAt,

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from 'typeorm';
-import type { EventDetails, EventName } from '../../src/events/event-types';
-import { OutboxService } from '../../src/events/outbox.service';
+import type { EventName } from '../../src/events/event-types';
+import type { EventDetails } from '../../src/transactions/events/event-payload';
+import { TransactionEvents } from '../../src/transactions/events/transaction-events';
 import type { Transaction } from '../../src/transactions/transaction.entity';
 import { TransactionsService } from '../../src/transactions/transactions.service';
 import { TransitionService } from '../../src/transactions/transition.service';
@@ -32,10 +33,10 @@ describe('TransitionService: the one way a state changes', () => {
     s = await seedBasics(t);
     d = new TransactionDriver(t, s.apiKey);
     transitions = t.app.get(TransitionService);
-    // Observe the outbox seam (the real service still runs).
-    const outbox = t.app.get(OutboxService);
-    const record = outbox.record.bind(outbox);
-    outbox.record = (
+    // Observe the events seam (the real service still runs).
+    const events = t.app.get(TransactionEvents);
+    const record = events.record.bind(events);
+    events.record = (
       manager: EntityManager,
       tx: Transaction,
       event: EventName,

@@ -10,8 +10,9 @@ import {
 } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/authenticated.decorator';
 import { DetailDto } from '../common/errors/error-body.dto';
-import { EventDto, RedeliveryDto } from './event-admin.dto';
-import { EventsAdminService } from './events-admin.service';
+import { EventDto, RedeliveryDto } from '../events/event-admin.dto';
+import { EventsAdminService } from '../events/events-admin.service';
+import { TransactionsService } from '../transactions/transactions.service';
 
 const SESSION_ID = { name: 'session_id', description: '40 lowercase hex characters' };
 
@@ -20,8 +21,11 @@ const SESSION_ID = { name: 'session_id', description: '40 lowercase hex characte
 @Controller('b/checkout/v1/admin/pymt-txn/:session_id/events')
 @ApiParam(SESSION_ID)
 @ApiNotFoundResponse({ type: DetailDto, description: 'Unknown session or event' })
-export class EventsAdminController {
-  constructor(private readonly events: EventsAdminService) {}
+export class TransactionEventsAdminController {
+  constructor(
+    private readonly transactions: TransactionsService,
+    private readonly events: EventsAdminService,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -29,8 +33,9 @@ export class EventsAdminController {
     operationId: 'adminListEvents',
   })
   @ApiOkResponse({ type: EventDto, isArray: true })
-  list(@Param('session_id') sessionId: string): Promise<EventDto[]> {
-    return this.events.list(sessionId);
+  async list(@Param('session_id') sessionId: string): Promise<EventDto[]> {
+    const tx = await this.transactions.get(sessionId);
+    return this.events.list(tx.id);
   }
 
   @Post(':event_id/redeliver')
@@ -39,10 +44,11 @@ export class EventsAdminController {
   @ApiParam({ name: 'event_id', format: 'uuid' })
   @ApiAcceptedResponse({ type: RedeliveryDto })
   @ApiConflictResponse({ type: DetailDto, description: 'The transaction has no webhook_url' })
-  redeliver(
+  async redeliver(
     @Param('session_id') sessionId: string,
     @Param('event_id') eventId: string,
   ): Promise<RedeliveryDto> {
-    return this.events.redeliver(sessionId, eventId);
+    const tx = await this.transactions.get(sessionId);
+    return this.events.redeliver(tx.id, eventId, tx.webhookUrl);
   }
 }

@@ -1,7 +1,19 @@
-import { computeFee, formatAmount } from '../common/money/money';
-import type { Gateway } from '../gateways/gateway.entity';
-import type { Transaction } from '../transactions/transaction.entity';
-import type { EventDetails, EventName } from './event-types';
+import { computeFee, formatAmount } from '../../common/money/money';
+import type { EventName } from '../../events/event-types';
+import type { Gateway } from '../../gateways/gateway.entity';
+import type { Transaction } from '../transaction.entity';
+
+/** What an event carries beside the transaction's own fields. */
+export interface EventDetails {
+  /** Operation events (capture, void, refund, cancel, expire). */
+  operation?: string;
+  /** The operation's amount (decimal text). */
+  operationAmount?: string;
+  /** The payment attempt's reference number. */
+  referenceNumber?: string;
+  /** `success` / `failed` / `error` of the attempt or operation. */
+  result?: string;
+}
 
 export interface PayloadInput {
   tx: Transaction;

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { AdminConfig } from '../../admin-config/admin-config.entity';
+import { AdminConfigService } from '../../admin-config/admin-config.service';
+import { attachmentUrl } from '../../attachments/attachments.service';
+import { REFERENCE_DATA_TTL_MS, TtlCache } from '../../common/cache/ttl-cache';
+import { AppConfig } from '../../config/app-config';
+import { CurrenciesService } from '../../currencies/currencies.service';
+import type { EventEnvelope } from '../../events/event-envelope';
+import type { EventName } from '../../events/event-types';
+import { OutboxService } from '../../events/outbox.service';
+import { GatewaysService } from '../../gateways/gateways.service';
+import type { Transaction } from '../transaction.entity';
+import { checkoutUrl } from '../transaction.mapper';
+import { TransactionsRepository } from '../transactions.repository';
+import { planDeliveries } from './event-deliveries';
+import { buildEventPayload, type EventDetails } from './event-payload';
+
+/**
+ * A transaction's events (SPEC §6): called inside the DB transaction that changes its state,
+ * builds each event — the next number of the transaction's sequence, the payload snapshot, what
+ * notifications need, the deliveries it asks for — and hands it to the outbox to record.
+ */
+@Injectable()
+export class TransactionEvents {
+  /**
+   * The merchant name changes rarely; reading the settings for every event cost more than the
+   * event itself. Like the currency and gateway lookups, a few seconds of staleness only affects
+   * the display fields of events recorded right after an admin change.
+   */
+  private readonly settings = new TtlCache<AdminConfig>(REFERENCE_DATA_TTL_MS);
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly currencies: CurrenciesService,
+    private readonly gateways: GatewaysService,
+    private readonly adminConfig: AdminConfigService,
+    private readonly transactions: TransactionsRepository,
+    private readonly outbox: OutboxService,
+  ) {}
+
+  async record(
+    manager: EntityManager,
+    tx: Transaction,
+    event: EventName,
+    details: EventDetails = {},
+  ): Promise<void> {
+    const sequence = await this.transactions.nextEventSequence(tx.id, manager);
+    await this.outbox.record(manager, await this.envelope(manager, tx, event, sequence, details, new Date()));
+  }
+
+  /**
+   * `record` for many transactions at once, all with the same event (the expiry job's batches):
+   * one counter UPDATE and one read for the sequences, then the outbox's multi-row INSERTs.
+   */
+  async recordMany(
+    manager: EntityManager,
+    txs: readonly Transaction[],
+    event: EventName,
+    details: EventDetails = {},
+  ): Promise<void> {
+    if (txs.length === 0) return;
+    const now = new Date();
+    const sequences = await this.transactions.nextEventSequences(
+      txs.map((tx) => tx.id),
+      manager,
+    );
+    const envelopes: EventEnvelope[] = [];
+    for (const tx of txs) {
+      const sequence = sequences.get(String(tx.id));
+      if (sequence === undefined) throw new Error(`Transaction ${tx.id} not found for its event`);
+      envelopes.push(await this.envelope(manager, tx, event, sequence, details, now));
+    }
+    await this.outbox.recordMany(manager, envelopes);
+  }
+
+  /** Reference data is read through the unit's own manager when not already cached (SPEC §17). */
+  private async envelope(
+    manager: EntityManager,
+    tx: Transaction,
+    event: EventName,
+    sequence: number,
+    details: EventDetails,
+    now: Date,
+  ): Promise<EventEnvelope> {
+    const [currency, gateway, settings] = await Promise.all([
+      this.currencies.lookup(tx.currencyCode, manager),
+      this.gateways.lookup(tx.pgCode, manager),
+      this.settings.getLoaded('settings', () => this.adminConfig.get(manager)),
+    ]);
+    const eventId = randomUUID();
+    const base = this.config.publicBaseUrl;
+    return {
+      eventId,
+      transactionId: tx.id,
+      sessionId: tx.sessionId,
+      sequence,
+      event,
+      payload: buildEventPayload({
+        tx,
+        event,
+        eventId,
+        sequence,
+        details,
+        gateway,
+        digits: currency?.digits ?? 2,
+        at: now,
+      }),
+      context: {
+        language: tx.language,
+        checkout_url: checkoutUrl(base, tx.sessionId),
+        attachment_url: attachmentUrlOf(tx, base),
+        merchant_name: settings.merchantName,
+      },
+      deliveries: planDeliveries(tx, event, this.config),
+      createdAt: now,
+    };
+  }
+}
+
+/** The attachment's link for notifications: its short link when there is one, else its URL. */
+function attachmentUrlOf(tx: Transaction, publicBaseUrl: string): string | null {
+  if (tx.attachmentShortUrl) return tx.attachmentShortUrl;
+  return tx.attachmentToken && tx.attachmentName
+    ? attachmentUrl(publicBaseUrl, tx.attachmentToken, tx.attachmentName)
+    : null;
+}
