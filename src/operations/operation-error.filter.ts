@@ -1,5 +1,5 @@
-import { ArgumentsHost, Catch } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { Catch } from '@nestjs/common';
+import type { Request } from 'express';
 import { ErrorFilter } from '../common/errors/error.filter';
 
 /**
@@ -8,16 +8,10 @@ import { ErrorFilter } from '../common/errors/error.filter';
  */
 @Catch()
 export class OperationErrorFilter extends ErrorFilter {
-  override catch(error: unknown, host: ArgumentsHost): void {
-    const http = host.switchToHttp();
-    const res = http.getResponse<Response>();
-    const req = http.getRequest<Request>();
-    if (res.headersSent) return;
-    const { status, body, headers } = this.describe(error, req);
+  protected override render(body: unknown, req: Request): unknown {
     const sent = (req.body as { operation?: unknown } | undefined)?.operation;
     const detail =
       typeof body === 'object' && body !== null && 'detail' in body ? body.detail : 'Invalid input.';
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(status).json({ detail, operation: typeof sent === 'string' ? sent : null, result: 'failed' });
+    return { detail, operation: typeof sent === 'string' ? sent : null, result: 'failed' };
   }
 }

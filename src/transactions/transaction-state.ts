@@ -1,3 +1,4 @@
+import { EVENT_NAMES, type EventName } from '../events/event-types';
 export const TRANSACTION_STATES = [
   'created',
   'paid',
@@ -20,18 +21,9 @@ export const ORDER_NO_RELEASING_STATES: readonly TransactionState[] = ['canceled
 
 export const isPayable = (state: TransactionState): boolean => PAYABLE_STATES.includes(state);
 
-export const NOTIFICATION_EVENTS = [
-  'created',
-  'paid',
-  'canceled',
-  'failed',
-  'expired',
-  'authorized',
-  'voided',
-  'refunded',
-  'captured',
-] as const;
-export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+/** Events a customer can be notified of: every event a transaction emits. */
+export const NOTIFICATION_EVENTS = EVENT_NAMES;
+export type NotificationEvent = EventName;
 
 /** The keys of `notifications`: the channels a customer is told through. */
 export const NOTIFICATION_CHANNELS = ['email', 'sms'] as const;

@@ -3,11 +3,9 @@ import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
-  IsDefined,
   IsInt,
   IsISO8601,
   IsUrl,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -20,7 +18,8 @@ import {
 import { MaxChars } from '../../common/validation/custom-validators';
 import { apiProperty } from '../../common/validation/field-decorators';
 import { Money } from '../../common/money/money';
-import { MSG, requiredMessage } from '../../common/validation/messages';
+import { MSG } from '../../common/validation/messages';
+import { presence, type Presence } from '../../common/validation/presence';
 
 /** OpenAPI `integer` (the Swagger `Number` type would document `number`). */
 const Integer = 'integer';
@@ -30,36 +29,10 @@ const Integer = 'integer';
  * common/validation/field-decorators.ts). Admin fields refuse an explicit `null` unless they are
  * `nullable` (then `null` clears the value).
  */
-export interface AdminFieldOptions {
-  /** May be left out (create: the default applies). */
-  optional?: boolean;
-  /** `null` is accepted (and clears the value). Otherwise `null` → "This field may not be null.". */
-  nullable?: boolean;
+export interface AdminFieldOptions extends Presence {
   example?: unknown;
   description?: string;
 }
-
-function presence(opts: AdminFieldOptions): PropertyDecorator[] {
-  if (opts.nullable) {
-    // Left out or null: nothing to check (null clears). A required nullable field must be present.
-    return opts.optional
-      ? [IsOptional()]
-      : [IsDefined({ message: MSG.required }), ValidateIf((_: object, v: unknown) => v !== null)];
-  }
-  return opts.optional
-    ? [ValidateIf((_: object, v: unknown) => v !== undefined), IsDefined({ message: requiredMessage })]
-    : [IsDefined({ message: requiredMessage })];
-}
-
-export const MSG_ADMIN = {
-  minLength: (min: number) => `Ensure this field has at least ${min} characters.`,
-  minValue: (min: number | string) => `Ensure this value is greater than or equal to ${min}.`,
-  maxValue: (max: number | string) => `Ensure this value is less than or equal to ${max}.`,
-  maxDecimals: (max: number) => `Ensure that there are no more than ${max} decimal places.`,
-  maxIntegerDigits: (max: number) =>
-    `Ensure that there are no more than ${max} digits before the decimal point.`,
-  dateTime: 'Datetime has wrong format. Use ISO 8601, e.g. 2030-01-31T12:00:00Z.',
-} as const;
 
 /** A non-blank string of at most `max` characters. */
 export const NameField = (max: number, opts: AdminFieldOptions = {}): PropertyDecorator =>
@@ -123,7 +96,7 @@ export const SecretField = (min: number, max: number, opts: AdminFieldOptions = 
     ...presence(opts),
     IsString({ message: MSG.string }),
     MinLength(min, {
-      message: (args: ValidationArguments) => (args.value === '' ? MSG.blank : MSG_ADMIN.minLength(min)),
+      message: (args: ValidationArguments) => (args.value === '' ? MSG.blank : MSG.minLength(min)),
     }),
     MaxChars(max, { message: MSG.maxLength(max) }),
   );
@@ -137,8 +110,8 @@ export const IntField = (min: number, max: number, opts: AdminFieldOptions = {})
       typeof value === 'string' && /^-?\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value,
     ),
     IsInt({ message: MSG.integer }),
-    Min(min, { message: MSG_ADMIN.minValue(min) }),
-    Max(max, { message: MSG_ADMIN.maxValue(max) }),
+    Min(min, { message: MSG.minValue(min) }),
+    Max(max, { message: MSG.maxValue(max) }),
   );
 
 /** A list of strings, each matching `pattern` (`transform` applies to each item first). */
@@ -167,9 +140,9 @@ export const DateTimeField = (opts: AdminFieldOptions = {}): PropertyDecorator =
   applyDecorators(
     apiProperty(opts, { type: String, format: 'date-time' }),
     ...presence(opts),
-    IsString({ message: MSG_ADMIN.dateTime }),
-    IsISO8601({ strict: true, strictSeparator: true }, { message: MSG_ADMIN.dateTime }),
-    Matches(/(Z|[+-]\d{2}:?\d{2})$/i, { message: MSG_ADMIN.dateTime }),
+    IsString({ message: MSG.dateTime }),
+    IsISO8601({ strict: true, strictSeparator: true }, { message: MSG.dateTime }),
+    Matches(/(Z|[+-]\d{2}:?\d{2})$/i, { message: MSG.dateTime }),
   );
 
 /**
@@ -203,11 +176,11 @@ function decimalProblem(
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
   if (!match) return MSG.number;
   const [, sign, integer, fraction = ''] = match;
-  if (sign && /[1-9]/.test(integer + fraction)) return MSG_ADMIN.minValue(0);
+  if (sign && /[1-9]/.test(integer + fraction)) return MSG.minValue(0);
   if (integer.replace(/^0+(?=\d)/, '').length > limits.integerDigits)
-    return MSG_ADMIN.maxIntegerDigits(limits.integerDigits);
-  if (fraction.replace(/0+$/, '').length > limits.decimals) return MSG_ADMIN.maxDecimals(limits.decimals);
-  if (limits.max !== undefined && new Money(value).gt(limits.max)) return MSG_ADMIN.maxValue(limits.max);
+    return MSG.maxIntegerDigits(limits.integerDigits);
+  if (fraction.replace(/0+$/, '').length > limits.decimals) return MSG.maxDecimals(limits.decimals);
+  if (limits.max !== undefined && new Money(value).gt(limits.max)) return MSG.maxValue(limits.max);
   return null;
 }
 

@@ -18,10 +18,3 @@ export const CURRENCY_CODE = /^[A-Za-z]{3}$/;
 export const GATEWAY_CODE = /^[a-z0-9_-]{1,64}$/;
 export const USERNAME = /^[\w.@+-]{1,150}$/;
 export const PG_NAME = /^[a-z0-9_-]{1,64}$/;
-
-export const ADMIN_MESSAGES = {
-  currencyCode: 'Enter a 3-letter ISO 4217 currency code.',
-  gatewayCode: 'Enter a valid code: 1-64 characters among lowercase letters, digits, "_" and "-".',
-  pg: 'Enter a valid payment gateway name: 1-64 characters among lowercase letters, digits, "_" and "-".',
-  username: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
-} as const;

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { MSG } from '../../common/validation/messages';
 import { IntField, PatternField } from './admin-fields';
-import { ADMIN_LIMITS, ADMIN_MESSAGES, CURRENCY_CODE } from './admin-limits';
+import { ADMIN_LIMITS, CURRENCY_CODE } from './admin-limits';
 
 const toUpper = (value: string): string => value.toUpperCase();
 
@@ -15,7 +16,7 @@ export class CurrencyDto {
 
 /** `POST currencies/`. */
 export class CreateCurrencyDto {
-  @PatternField(CURRENCY_CODE, 3, ADMIN_MESSAGES.currencyCode, {
+  @PatternField(CURRENCY_CODE, 3, MSG.currencyCode, {
     transform: toUpper,
     example: 'KWD',
     description: 'ISO 4217 letters, any case (stored upper-case); unique',

@@ -3,8 +3,9 @@ import { Allow } from 'class-validator';
 import { BoolField, ChoiceField } from '../../common/validation/field-decorators';
 import { LIMITS } from '../../common/validation/limits';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../../gateways/gateway.entity';
+import { MSG } from '../../common/validation/messages';
 import { CodeListField, DecimalTextField, NameField, PatternField, UrlOrEmptyField } from './admin-fields';
-import { ADMIN_LIMITS, ADMIN_MESSAGES, CURRENCY_CODE, GATEWAY_CODE, PG_NAME } from './admin-limits';
+import { ADMIN_LIMITS, CURRENCY_CODE, GATEWAY_CODE, PG_NAME } from './admin-limits';
 
 const toUpper = (value: string): string => value.toUpperCase();
 const FEE = { integerDigits: ADMIN_LIMITS.feeIntegerDigits, decimals: ADMIN_LIMITS.feeDecimals };
@@ -29,7 +30,7 @@ export class GatewayDto {
 
 /** `POST gateways/`. Left-out fields take their defaults. */
 export class CreateGatewayDto {
-  @PatternField(GATEWAY_CODE, LIMITS.gatewayCode, ADMIN_MESSAGES.gatewayCode, {
+  @PatternField(GATEWAY_CODE, LIMITS.gatewayCode, MSG.gatewayCode, {
     example: 'knet-main',
     description: 'Unique; immutable once created',
   })
@@ -38,7 +39,7 @@ export class CreateGatewayDto {
   @NameField(LIMITS.gatewayName, { example: 'KNET' })
   name: string;
 
-  @PatternField(PG_NAME, ADMIN_LIMITS.pg, ADMIN_MESSAGES.pg, {
+  @PatternField(PG_NAME, ADMIN_LIMITS.pg, MSG.pgName, {
     example: 'sandbox',
     description: 'The payment gateway driver (`sandbox` is built in)',
   })
@@ -50,7 +51,7 @@ export class CreateGatewayDto {
   @ChoiceField(GATEWAY_OPERATIONS, { optional: true, notNull: true, description: 'Default `purchase`' })
   operation?: string;
 
-  @CodeListField(CURRENCY_CODE, ADMIN_LIMITS.listItems, ADMIN_MESSAGES.currencyCode, {
+  @CodeListField(CURRENCY_CODE, ADMIN_LIMITS.listItems, MSG.currencyCode, {
     transform: toUpper,
     example: ['KWD', 'USD'],
     description: 'Configured currency codes it accepts (any case; stored upper-case)',

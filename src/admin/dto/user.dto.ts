@@ -1,8 +1,9 @@
 import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { BoolField } from '../../common/validation/field-decorators';
 import { LIMITS } from '../../common/validation/limits';
+import { MSG } from '../../common/validation/messages';
 import { CodeListField, PatternField, SecretField } from './admin-fields';
-import { ADMIN_LIMITS, ADMIN_MESSAGES, GATEWAY_CODE, USERNAME } from './admin-limits';
+import { ADMIN_LIMITS, GATEWAY_CODE, USERNAME } from './admin-limits';
 
 /** A Basic-auth user: never its password or hash. */
 export class UserDto {
@@ -17,7 +18,7 @@ export class UserDto {
 
 /** `POST users/`. */
 export class CreateUserDto {
-  @PatternField(USERNAME, LIMITS.username, ADMIN_MESSAGES.username, { example: 'shop-backoffice' })
+  @PatternField(USERNAME, LIMITS.username, MSG.username, { example: 'shop-backoffice' })
   username: string;
 
   @SecretField(ADMIN_LIMITS.passwordMin, ADMIN_LIMITS.passwordMax, {
@@ -25,7 +26,7 @@ export class CreateUserDto {
   })
   password: string;
 
-  @CodeListField(GATEWAY_CODE, ADMIN_LIMITS.listItems, ADMIN_MESSAGES.gatewayCode, {
+  @CodeListField(GATEWAY_CODE, ADMIN_LIMITS.listItems, MSG.gatewayCode, {
     optional: true,
     example: ['sandbox'],
     description: 'Existing gateway codes this user may create transactions with; default []',

@@ -19,7 +19,12 @@ export class ErrorFilter implements ExceptionFilter {
     if (res.headersSent) return;
     const { status, body, headers } = this.describe(error, req);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(status).json(body);
+    res.status(status).json(this.render(body, req));
+  }
+
+  /** The body as sent: a route family with its own error shape (operations) overrides this. */
+  protected render(body: unknown, _req: Request): unknown {
+    return body;
   }
 
   protected describe(

@@ -34,7 +34,7 @@ export const IsDecimalText = (options?: ValidationOptions): PropertyDecorator =>
         case 'not_positive':
           return MSG.greaterThanZero;
         case 'too_many_integer_digits':
-          return 'Ensure that there are no more than 13 digits before the decimal point.';
+          return MSG.maxIntegerDigits(13);
         default:
           return MSG.number;
       }

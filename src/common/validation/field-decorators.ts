@@ -6,16 +6,14 @@ import {
   MinLength,
   IsArray,
   IsBoolean,
-  IsDefined,
   IsEmail,
   IsIn,
-  IsOptional,
   IsString,
   IsUrl,
   MaxLength,
-  ValidateIf,
 } from 'class-validator';
-import { MSG, requiredMessage } from './messages';
+import { MSG } from './messages';
+import { presence } from './presence';
 import { MaxChars } from './custom-validators';
 
 /**
@@ -45,20 +43,15 @@ export function apiProperty(
   return opts.optional ? ApiPropertyOptional(base) : ApiProperty(base);
 }
 
-function presence(opts: FieldOptions): PropertyDecorator[] {
-  if (opts.optional && opts.notNull)
-    return [
-      ValidateIf((_: object, value: unknown) => value !== undefined),
-      IsDefined({ message: requiredMessage }),
-    ];
-  return opts.optional ? [IsOptional()] : [IsDefined({ message: requiredMessage })];
-}
+/** Public-API fields: an optional field accepts `null` (as unset) unless `notNull` says otherwise. */
+const presenceOf = (opts: FieldOptions): PropertyDecorator[] =>
+  presence({ optional: opts.optional, nullable: opts.optional && !opts.notNull });
 
 /** A string of at most `max` characters; a required one may not be blank (DRF's `allow_blank=False`). */
 export const TextField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
     apiProperty(opts, { type: String, maxLength: max, ...(opts.optional ? {} : { minLength: 1 }) }),
-    ...presence(opts),
+    ...presenceOf(opts),
     IsString({ message: MSG.string }),
     ...(opts.optional ? [] : [MinLength(1, { message: MSG.blank })]),
     MaxChars(max, { message: MSG.maxLength(max) }),
@@ -67,7 +60,7 @@ export const TextField = (max: number, opts: FieldOptions = {}): PropertyDecorat
 export const UrlField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
     apiProperty(opts, { type: String, maxLength: max, format: 'uri', pattern: '^https?://' }),
-    ...presence(opts),
+    ...presenceOf(opts),
     IsString({ message: MSG.string }),
     MaxChars(max, { message: MSG.maxLength(max) }),
     IsUrl(
@@ -79,7 +72,7 @@ export const UrlField = (max: number, opts: FieldOptions = {}): PropertyDecorato
 export const EmailField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
     apiProperty(opts, { type: String, maxLength: max, format: 'email' }),
-    ...presence(opts),
+    ...presenceOf(opts),
     IsString({ message: MSG.string }),
     MaxChars(max, { message: MSG.maxLength(max) }),
     IsEmail({}, { message: MSG.email }),
@@ -88,7 +81,7 @@ export const EmailField = (max: number, opts: FieldOptions = {}): PropertyDecora
 export const ChoiceField = (values: readonly string[], opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
     apiProperty(opts, { type: String, enum: [...values] }),
-    ...presence(opts),
+    ...presenceOf(opts),
     IsIn([...values], { message: MSG.choice }),
   );
 
@@ -104,7 +97,7 @@ export function toBoolean(value: unknown): unknown {
 export const BoolField = (opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
     apiProperty(opts, { type: Boolean }),
-    ...presence(opts),
+    ...presenceOf(opts),
     Transform(({ value }: { value: unknown }) => toBoolean(value)),
     IsBoolean({ message: MSG.boolean }),
   );
@@ -116,7 +109,7 @@ export const EmailListField = (
 ): PropertyDecorator =>
   applyDecorators(
     apiProperty(opts, { type: String, isArray: true, maxItems, format: 'email' }),
-    ...presence(opts),
+    ...presenceOf(opts),
     IsArray({ message: MSG.list }),
     ArrayMaxSize(maxItems, { message: MSG.maxItems(maxItems) }),
     IsString({ each: true, message: MSG.string }),

@@ -17,6 +17,16 @@ export const MSG = {
   dict: (args: ValidationArguments) => `Expected a dictionary of items but got type "${pyType(args.value)}".`,
   choice: (args: ValidationArguments) => `"${choiceText(args)}" is not a valid choice.`,
   greaterThanZero: 'Ensure this value is greater than 0.',
+  minLength: (min: number) => `Ensure this field has at least ${min} characters.`,
+  minValue: (min: number | string) => `Ensure this value is greater than or equal to ${min}.`,
+  maxValue: (max: number | string) => `Ensure this value is less than or equal to ${max}.`,
+  maxDecimals: (max: number) => `Ensure that there are no more than ${max} decimal places.`,
+  maxIntegerDigits: (max: number) => `Ensure that there are no more than ${max} digits before the decimal point.`,
+  dateTime: 'Datetime has wrong format. Use ISO 8601, e.g. 2030-01-31T12:00:00Z.',
+  currencyCode: 'Enter a 3-letter ISO 4217 currency code.',
+  gatewayCode: 'Enter a valid code: 1-64 characters among lowercase letters, digits, "_" and "-".',
+  pgName: 'Enter a valid payment gateway name: 1-64 characters among lowercase letters, digits, "_" and "-".',
+  username: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
 } as const;
 
 export const requiredMessage = (args: ValidationArguments): string =>
