@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiConflictResponse,
@@ -6,19 +6,16 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiTags,
 } from '@nestjs/swagger';
-import { AdminOnly } from '../auth/authenticated.decorator';
 import { DetailDto } from '../common/errors/error-body.dto';
 import { EventDto, RedeliveryDto } from '../events/event-admin.dto';
 import { EventsAdminService } from '../events/events-admin.service';
 import { TransactionsService } from '../transactions/transactions.service';
+import { AdminResource } from './admin-routes';
 
 const SESSION_ID = { name: 'session_id', description: '40 lowercase hex characters' };
 
-@ApiTags('Admin')
-@AdminOnly()
-@Controller('b/checkout/v1/admin/pymt-txn/:session_id/events')
+@AdminResource('pymt-txn/:session_id/events')
 @ApiParam(SESSION_ID)
 @ApiNotFoundResponse({ type: DetailDto, description: 'Unknown session or event' })
 export class TransactionEventsAdminController {
