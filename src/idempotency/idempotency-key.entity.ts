@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, TimestampColumn } from '../database/columns';
 
 export type IdempotencyStatus = 'in_flight' | 'done';
@@ -9,6 +9,7 @@ export type IdempotencyStatus = 'in_flight' | 'done';
  * a repeat with the same body gets back. Kept 24 hours.
  */
 @Entity({ name: 'idempotency_keys' })
+@Index('uq_idempotency_keys_scope_key_route', ['scope', 'key', 'route'], { unique: true })
 export class IdempotencyKey {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, TimestampColumn } from '../database/columns';
 
 /**
@@ -7,6 +7,7 @@ import { JsonColumn, TimestampColumn } from '../database/columns';
  * the first request is still running.
  */
 @Entity({ name: 'operation_results' })
+@Index('uq_operation_results_scope_key', ['scope', 'trackingKey'], { unique: true })
 export class OperationResult {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
