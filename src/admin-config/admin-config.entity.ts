@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { TimestampColumn } from '../database/columns';
+import { LIMITS } from '../common/validation/limits';
 
 /** The single row (id = 1) of settings admins change at run time (SPEC §8 `config/`). */
 @Entity({ name: 'admin_config' })
@@ -10,10 +11,10 @@ export class AdminConfig {
   @Column({ name: 'auto_expire', type: 'boolean' })
   autoExpire: boolean;
 
-  @Column({ name: 'default_redirect_url', type: 'varchar', length: 200, nullable: true })
+  @Column({ name: 'default_redirect_url', type: 'varchar', length: LIMITS.url, nullable: true })
   defaultRedirectUrl: string | null;
 
-  @Column({ name: 'merchant_name', type: 'varchar', length: 128 })
+  @Column({ name: 'merchant_name', type: 'varchar', length: LIMITS.merchantName })
   merchantName: string;
 
   /** HMAC key for webhook signatures; write-only through the API. Null: use WEBHOOK_SIGNING_KEY. */

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
+import { LIMITS } from '../common/validation/limits';
 
 export const GATEWAY_TYPES = ['sandbox', 'production'] as const;
 export type GatewayType = (typeof GATEWAY_TYPES)[number];
@@ -14,10 +15,10 @@ export class Gateway {
   @PrimaryGeneratedColumn({ type: 'int' })
   id: number;
 
-  @Column({ type: 'varchar', length: 64, unique: true })
+  @Column({ type: 'varchar', length: LIMITS.gatewayCode, unique: true })
   code: string;
 
-  @Column({ type: 'varchar', length: 128 })
+  @Column({ type: 'varchar', length: LIMITS.gatewayName })
   name: string;
 
   @Column({ type: 'varchar', length: 64 })
@@ -39,7 +40,7 @@ export class Gateway {
   @MoneyColumn({ name: 'fee_percent' })
   feePercent: string;
 
-  @Column({ type: 'varchar', length: 200 })
+  @Column({ type: 'varchar', length: LIMITS.url })
   icon: string;
 
   @Column({ type: 'varchar', length: 16 })

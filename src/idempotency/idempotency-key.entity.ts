@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, TimestampColumn } from '../database/columns';
+import { LIMITS } from '../common/validation/limits';
 
 export type IdempotencyStatus = 'in_flight' | 'done';
 
@@ -18,7 +19,7 @@ export class IdempotencyKey {
   @Column({ type: 'varchar', length: 32 })
   scope: string;
 
-  @Column({ name: 'idempotency_key', type: 'varchar', length: 255 })
+  @Column({ name: 'idempotency_key', type: 'varchar', length: LIMITS.idempotencyKey })
   key: string;
 
   /** Method and route pattern, e.g. `PATCH /b/checkout/v1/pymt-txn/:session_id`. */

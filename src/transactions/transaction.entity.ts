@@ -1,3 +1,4 @@
+import { LIMITS } from '../common/validation/limits';
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
 import type { GatewayOperation } from '../gateways/gateway.entity';
@@ -41,53 +42,53 @@ export class Transaction {
   currencyCode: string;
 
   /** The one gateway code of `pg_codes`. */
-  @Column({ name: 'pg_code', type: 'varchar', length: 64 })
+  @Column({ name: 'pg_code', type: 'varchar', length: LIMITS.gatewayCode })
   pgCode: string;
 
   @Column({ type: 'varchar', length: 16 })
   operation: GatewayOperation;
 
-  @Column({ type: 'varchar', length: 32 })
+  @Column({ type: 'varchar', length: LIMITS.mode })
   mode: string;
 
-  @Column({ name: 'webhook_url', type: 'varchar', length: 200 })
+  @Column({ name: 'webhook_url', type: 'varchar', length: LIMITS.url })
   webhookUrl: string;
 
-  @Column({ name: 'redirect_url', type: 'varchar', length: 200 })
+  @Column({ name: 'redirect_url', type: 'varchar', length: LIMITS.url })
   redirectUrl: string;
 
-  @Column({ name: 'customer_id', type: 'varchar', length: 64 })
+  @Column({ name: 'customer_id', type: 'varchar', length: LIMITS.customerId })
   customerId: string;
 
-  @Column({ name: 'customer_first_name', type: 'varchar', length: 64 })
+  @Column({ name: 'customer_first_name', type: 'varchar', length: LIMITS.customerName })
   customerFirstName: string;
 
-  @Column({ name: 'customer_last_name', type: 'varchar', length: 64 })
+  @Column({ name: 'customer_last_name', type: 'varchar', length: LIMITS.customerName })
   customerLastName: string;
 
-  @Column({ name: 'customer_email', type: 'varchar', length: 128 })
+  @Column({ name: 'customer_email', type: 'varchar', length: LIMITS.customerEmail })
   customerEmail: string;
 
-  @Column({ name: 'customer_phone', type: 'varchar', length: 12 })
+  @Column({ name: 'customer_phone', type: 'varchar', length: LIMITS.customerPhone })
   customerPhone: string;
 
   @JsonColumn({ name: 'billing_address', nullable: true })
   billingAddress: BillingAddress | null;
 
-  @Column({ name: 'order_no', type: 'varchar', length: 128, nullable: true })
+  @Column({ name: 'order_no', type: 'varchar', length: LIMITS.orderNo, nullable: true })
   orderNo: string | null;
 
   /**
    * `order_no` while the transaction is live, NULL once canceled or expired. Its unique key makes
    * the database enforce "unique among live transactions" (NULLs never collide).
    */
-  @Column({ name: 'live_order_no', type: 'varchar', length: 128, nullable: true, unique: true })
+  @Column({ name: 'live_order_no', type: 'varchar', length: LIMITS.orderNo, nullable: true, unique: true })
   liveOrderNo: string | null;
 
   @JsonColumn()
   notifications: Notifications;
 
-  @Column({ name: 'vendor_name', type: 'varchar', length: 64 })
+  @Column({ name: 'vendor_name', type: 'varchar', length: LIMITS.vendorName })
   vendorName: string;
 
   @Column({ name: 'expiration_seconds', type: 'int' })
@@ -99,10 +100,10 @@ export class Transaction {
   @JsonColumn()
   extra: Record<string, unknown>;
 
-  @Column({ name: 'product_type', type: 'varchar', length: 128 })
+  @Column({ name: 'product_type', type: 'varchar', length: LIMITS.productType })
   productType: string;
 
-  @Column({ type: 'varchar', length: 2 })
+  @Column({ type: 'varchar', length: LIMITS.language })
   language: string;
 
   @Column({ name: 'shortify_attachment_url', type: 'boolean' })
@@ -111,10 +112,10 @@ export class Transaction {
   @Column({ name: 'shortify_checkout_url', type: 'boolean' })
   shortifyCheckoutUrl: boolean;
 
-  @Column({ name: 'checkout_short_url', type: 'varchar', length: 200 })
+  @Column({ name: 'checkout_short_url', type: 'varchar', length: LIMITS.url })
   checkoutShortUrl: string;
 
-  @Column({ name: 'attachment_short_url', type: 'varchar', length: 200 })
+  @Column({ name: 'attachment_short_url', type: 'varchar', length: LIMITS.url })
   attachmentShortUrl: string;
 
   /** The attachment's public token (its record and file belong to the attachments module). */

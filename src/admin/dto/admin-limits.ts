@@ -1,3 +1,5 @@
+import { LIMITS } from '../../common/validation/limits';
+
 /** Limits of admin-only fields (the shared ones live in common/validation/limits.ts). */
 export const ADMIN_LIMITS = {
   /** HMAC keys shorter than this are guessable (SPEC §10: a key is a secret, not a password). */
@@ -9,7 +11,7 @@ export const ADMIN_LIMITS = {
   feeIntegerDigits: 13,
   feeDecimals: 6,
   feePercentMax: 100,
-  iconUrl: 200,
+  iconUrl: LIMITS.url,
   pg: 64,
   listItems: 100,
 } as const;

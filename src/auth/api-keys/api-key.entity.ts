@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumn } from '../../database/columns';
+import { LIMITS } from '../../common/validation/limits';
 
 /** A secret API key: `<prefix>.<secret>`; only the prefix and a hash of the secret are stored. */
 @Entity({ name: 'api_keys' })
@@ -7,7 +8,7 @@ export class ApiKey {
   @PrimaryGeneratedColumn({ type: 'int' })
   id: number;
 
-  @Column({ type: 'varchar', length: 100 })
+  @Column({ type: 'varchar', length: LIMITS.apiKeyName })
   name: string;
 
   @Column({ type: 'varchar', length: 8, unique: true })

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, TimestampColumn } from '../../database/columns';
+import { LIMITS } from '../../common/validation/limits';
 
 /** A Basic-auth user: a merchant back-office login limited to some gateway codes, or an admin. */
 @Entity({ name: 'users' })
@@ -7,7 +8,7 @@ export class User {
   @PrimaryGeneratedColumn({ type: 'int' })
   id: number;
 
-  @Column({ type: 'varchar', length: 150, unique: true })
+  @Column({ type: 'varchar', length: LIMITS.username, unique: true })
   username: string;
 
   /** scrypt hash in the `scrypt$N$r$p$salt$hash` form; never the password. */
