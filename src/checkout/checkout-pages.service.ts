@@ -1,3 +1,4 @@
+import { isSandbox } from '../gateways/gateway.entity';
 import { Injectable } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { FieldErrors } from '../common/errors/domain-errors';
@@ -69,7 +70,7 @@ export class CheckoutPagesService {
           tx: ctx.dto,
           merchantName: ctx.merchantName,
           methodName: gateway.name,
-          isSandbox: gateway.type === 'sandbox',
+          isSandbox: isSandbox(gateway),
           csrfToken,
           checkoutUrl: checkoutPagePath(transaction.sessionId),
           cardError: problem === 'card' ? stringsFor(ctx.language).invalidCard : undefined,

@@ -3,6 +3,9 @@ import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
 import { LIMITS } from '../common/validation/limits';
 
 export const GATEWAY_TYPES = ['sandbox', 'production'] as const;
+
+/** A test gateway: no real money moves (its payments and events say `is_sandbox`). */
+export const isSandbox = (gateway: Pick<Gateway, 'type'>): boolean => gateway.type === 'sandbox';
 export type GatewayType = (typeof GATEWAY_TYPES)[number];
 export const GATEWAY_OPERATIONS = ['purchase', 'authorize'] as const;
 export type GatewayOperation = (typeof GATEWAY_OPERATIONS)[number];

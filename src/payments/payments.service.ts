@@ -9,7 +9,7 @@ import {
   ServiceUnavailable,
   StateConflict,
 } from '../common/errors/domain-errors';
-import type { Gateway } from '../gateways/gateway.entity';
+import { isSandbox, type Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Transaction } from '../transactions/transaction.entity';
 import { isPayable } from '../transactions/transaction-state';
@@ -100,7 +100,7 @@ export class PaymentsService {
 
   async attempt(sessionId: string, request: AttemptRequest): Promise<AttemptResultView> {
     const { transaction: opened, gateway } = await this.open(sessionId, request.pgCode);
-    if (request.sandboxOnly && gateway.type !== 'sandbox') {
+    if (request.sandboxOnly && !isSandbox(gateway)) {
       throw new PermissionDenied('Test helpers only work with gateways of type "sandbox".');
     }
     if (!isPayable(opened.state)) throw notPayable(opened);

@@ -9,10 +9,11 @@ import {
 } from '../attachments/attachments.service';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
+import { UnitOfWork } from '../database/unit-of-work';
 import { ShortLinksService } from '../short-links/short-links.service';
 import type { TransactionBody } from './transaction-body';
 import type { Transaction } from './transaction.entity';
-import { checkoutUrl } from './transaction.mapper';
+import { checkoutUrl } from './transaction-urls';
 
 const ONLY_MULTIPART = 'Attachments can only be sent as multipart/form-data.';
 const NOT_A_FILE = 'The submitted data was not a file. Check the encoding type on the form.';
@@ -25,9 +26,9 @@ const NOT_A_FILE = 'The submitted data was not a file. Check the encoding type o
  */
 export class AttachmentChange {
   staged: StagedAttachment | null = null;
-  committed = false;
   /** Storage key of the file this change replaced or cleared, removed after the commit. */
   replacedKey: string | null = null;
+  private committed = false;
 
   constructor(
     readonly kind: 'keep' | 'clear' | 'replace',
@@ -35,6 +36,16 @@ export class AttachmentChange {
     readonly errors: string[] | null = null,
     readonly upload: CheckedUpload | null = null,
   ) {}
+
+  /** True once the database write that applied this change has committed. */
+  get isCommitted(): boolean {
+    return this.committed;
+  }
+
+  /** Registered by {@link TransactionAttachments.apply} with the unit of work: runs at its commit. */
+  readonly markCommitted = (): void => {
+    this.committed = true;
+  };
 }
 
 /** The columns the attachment and the short links decide. */
@@ -54,6 +65,7 @@ export class TransactionAttachments {
     private readonly attachments: AttachmentsService,
     private readonly shortLinks: ShortLinksService,
     private readonly config: AppConfig,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /** Reads and checks the `attachment` of a body. Its errors are reported by {@link validate}. */
@@ -99,6 +111,8 @@ export class TransactionAttachments {
   /**
    * Inside the database transaction that writes the transaction: records a new file, drops the
    * record of the one it replaces, makes the short links the flags ask for. Returns the columns.
+   * The change counts as committed once that transaction commits (then {@link settling} removes
+   * the replaced file; otherwise the new one).
    */
   async apply(
     manager: EntityManager,
@@ -106,6 +120,7 @@ export class TransactionAttachments {
     stored: Pick<Transaction, 'sessionId'> & AttachmentColumns,
     wanted: Partial<Pick<Transaction, 'shortifyAttachmentUrl' | 'shortifyCheckoutUrl'>>,
   ): Promise<AttachmentColumns> {
+    this.uow.afterCommit(change.markCommitted); // never runs if this write rolls back
     change.replacedKey = null;
     let token = stored.attachmentToken ?? null;
     let name = stored.attachmentName ?? null;
@@ -140,7 +155,7 @@ export class TransactionAttachments {
     try {
       return await run();
     } finally {
-      if (change.committed) {
+      if (change.isCommitted) {
         if (change.replacedKey) await this.attachments.deleteStored(change.replacedKey);
       } else {
         if (change.staged) await this.attachments.deleteStored(change.staged.storageKey);

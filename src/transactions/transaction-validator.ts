@@ -12,7 +12,7 @@ import { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import { mayUseGateway, Principal } from '../auth/principal';
 import { CreateTransactionDto } from './dto/create-transaction.dto';
-import { REQUIRED_FIELDS } from './transaction.mapper';
+import { REQUIRED_FIELDS } from './request-fields';
 import { NOTIFICATION_CHANNELS } from './transaction-state';
 import { TransactionsRepository } from './transactions.repository';
 

@@ -12,12 +12,9 @@ import type { TransactionBody } from './transaction-body';
 import { etagOf, ifMatchAllows } from './etag';
 import { TransactionEvents } from './events/transaction-events';
 import { Transaction } from './transaction.entity';
-import {
-  columnsFromInput,
-  mergeRequestFields,
-  toRequestFields,
-  toTransactionDto,
-} from './transaction.mapper';
+import { mergeRequestFields, toRequestFields } from './request-fields';
+import { columnsFromInput } from './transaction-columns';
+import { toTransactionDto } from './transaction.mapper';
 import { isPayable, PAYABLE_STATES } from './transaction-state';
 import { AttachmentChange, TransactionAttachments } from './transaction-attachment';
 import { TransactionValidator } from './transaction-validator';
@@ -100,7 +97,6 @@ export class TransactionsService {
     } catch (error) {
       throw translateUniqueViolation(error);
     }
-    attachment.committed = true;
     return this.view(tx, { gateway, digits: currency.digits });
   }
 
@@ -161,8 +157,7 @@ export class TransactionsService {
         written = false;
       }
       if (written) {
-        attachment.committed = true;
-        const updated = Object.assign(tx, changes, { version: tx.version + 1 });
+            const updated = Object.assign(tx, changes, { version: tx.version + 1 });
         return this.view(updated, { gateway, digits: currency.digits });
       }
       // Another writer changed the row between our read and write: re-read and decide again.

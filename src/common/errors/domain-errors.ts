@@ -122,7 +122,3 @@ export function addFieldError(tree: FieldErrorTree, path: string, message: strin
   if (existing === undefined) defineOwn(node, leaf, [message]);
   else if (Array.isArray(existing) && !existing.includes(message)) existing.push(message);
 }
-
-export function hasFieldError(tree: FieldErrorTree, field: string): boolean {
-  return Object.hasOwn(tree, field);
-}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { UnitOfWork } from '../../database/unit-of-work';
-import type { Gateway } from '../../gateways/gateway.entity';
+import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
 import type {
   AttemptOutcome,
   FollowUpInput,
@@ -36,7 +36,7 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
   ) {}
 
   serves(gateway: Gateway): boolean {
-    return gateway.type === 'sandbox';
+    return isSandbox(gateway);
   }
 
   async pay(input: PayInput): Promise<AttemptOutcome> {

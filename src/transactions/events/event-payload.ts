@@ -1,6 +1,6 @@
 import { computeFee, formatAmount } from '../../common/money/money';
 import type { EventName } from '../../events/event-types';
-import type { Gateway } from '../../gateways/gateway.entity';
+import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
 import type { Transaction } from '../transaction.entity';
 
 /** What an event carries beside the transaction's own fields. */
@@ -49,7 +49,7 @@ export function buildEventPayload(input: PayloadInput): Record<string, unknown> 
     fee: gateway ? computeFee(tx.amount, gateway.feeFixed, gateway.feePercent, digits) : money('0'),
     gateway_account: tx.pgCode,
     gateway_name: gateway?.name ?? '',
-    is_sandbox: gateway ? gateway.type === 'sandbox' : false,
+    is_sandbox: gateway ? isSandbox(gateway) : false,
     reference_number: details.referenceNumber ?? '',
     result: details.result ?? (input.event === 'created' ? '' : defaultResult(input.event)),
     paid_amount: money(tx.paidAmount),

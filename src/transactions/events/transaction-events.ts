@@ -12,7 +12,7 @@ import type { EventName } from '../../events/event-types';
 import { OutboxService } from '../../events/outbox.service';
 import { GatewaysService } from '../../gateways/gateways.service';
 import type { Transaction } from '../transaction.entity';
-import { checkoutUrl } from '../transaction.mapper';
+import { checkoutUrl } from '../transaction-urls';
 import { TransactionsRepository } from '../transactions.repository';
 import { planDeliveries } from './event-deliveries';
 import { buildEventPayload, type EventDetails } from './event-payload';
