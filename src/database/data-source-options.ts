@@ -34,7 +34,7 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
       bigNumberStrings: true,
       poolSize: database.pool.size,
       entities,
-      migrations: [join(__dirname, 'migrations', 'mysql', '*.js')],
+      migrations: [join(__dirname, 'migrations', '*.js')],
       migrationsTableName: 'migrations',
       synchronize: false,
       logging: false,
@@ -52,7 +52,7 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
       db.pragma('synchronous = NORMAL');
     },
     entities,
-    migrations: [join(__dirname, 'migrations', 'sqlite', '*.js')],
+    migrations: [join(__dirname, 'migrations', '*.js')],
     migrationsTableName: 'migrations',
     synchronize: false,
     logging: false,

@@ -1,14 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { DateUtils } from 'typeorm/util/DateUtils';
+import { Dialect } from './dialect';
 
-/**
- * A Date as a bound parameter of a hand-written query: mysql2 takes Date objects (the pool runs
- * in UTC), better-sqlite3 does not, so SQLite gets TypeORM's own UTC datetime text — the same
- * text it writes for entity columns, so comparisons stay consistent.
- */
+/** A Date as a bound parameter of a hand-written query ({@link Dialect.dateParam}). */
 export function dateParam(db: DataSource | EntityManager, date: Date): Date | string {
-  const type: string = 'connection' in db ? db.connection.options.type : db.options.type;
-  return type === 'mysql' ? date : (DateUtils.mixedDateToUtcDatetimeString(date) as string);
+  return Dialect.of(db).dateParam(date);
 }
 
 /** True when the error is a unique-key violation (MySQL ER_DUP_ENTRY or SQLite UNIQUE). */

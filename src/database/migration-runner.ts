@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { isRetryableConflict } from './db-errors';
 import { dateParam, isUniqueViolation } from './db-values';
+import { Dialect } from './dialect';
 
 const LOCK_NAME = 'migrations';
 /** A holder that stops renewing its lock (killed mid-migration) loses it after this long. */
@@ -51,13 +52,13 @@ export async function runMigrations(dataSource: DataSource, options: MigrationOp
 }
 
 async function createLockTable(dataSource: DataSource): Promise<void> {
-  const mysql = dataSource.options.type === 'mysql';
+  const dialect = Dialect.of(dataSource);
   await dataSource.query(
     `CREATE TABLE IF NOT EXISTS schema_lock (
       name varchar(64) NOT NULL PRIMARY KEY,
       holder varchar(128) NOT NULL,
-      expires_at ${mysql ? 'datetime(3)' : 'datetime'} NOT NULL
-    )${mysql ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : ''}`,
+      expires_at ${dialect.timestampType} NOT NULL
+    )${dialect.tableOptions}`,
   );
 }
 
@@ -106,7 +107,7 @@ async function acquire(dataSource: DataSource, holder: string, options: Migratio
 /** Pending migrations, each in its own transaction, on one connection whose DDL may wait longer. */
 async function applyPending(dataSource: DataSource): Promise<void> {
   const runner = dataSource.createQueryRunner('master');
-  const mysql = dataSource.options.type === 'mysql';
+  const mysql = Dialect.of(dataSource).isMysql;
   let restore: string | null = null;
   try {
     if (mysql) {

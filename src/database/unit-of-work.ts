@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ServiceUnavailable } from '../common/errors/domain-errors';
+import { Dialect } from './dialect';
 import { AppConfig } from '../config/app-config';
 import { isConnectionLoss, isRetryableConflict } from './db-errors';
 import { SqliteGate } from './sqlite-gate';
@@ -54,7 +55,7 @@ export class UnitOfWork {
     config: AppConfig,
   ) {
     this.gate = null;
-    if (dataSource.options.type === 'better-sqlite3') {
+    if (!Dialect.of(dataSource).isMysql) {
       this.gate = new SqliteGate(config.database.pool.acquireTimeoutMs);
       dataSource.subscribers.push(this.gate);
     }

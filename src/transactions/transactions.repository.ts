@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import { dateParam } from '../database/db-values';
+import { Dialect } from '../database/dialect';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { insertedId } from '../database/db-values';
 import { Transaction } from './transaction.entity';
@@ -158,13 +159,13 @@ export class TransactionsRepository {
     limit: number,
     manager: EntityManager,
   ): Promise<string[]> {
-    const mysql = manager.connection.options.type === 'mysql';
+    const dialect = Dialect.of(manager);
     const states = from.map(() => '?').join(', ');
     const rows = await manager.query<{ id: string | number }[]>(
-      `SELECT id FROM transactions${mysql ? ' FORCE INDEX (idx_transactions_state_expires_at)' : ''}
+      `SELECT id FROM transactions${dialect.forceIndex('idx_transactions_state_expires_at')}
        WHERE state IN (${states}) AND expires_at <= ? AND attempt_in_flight IS NULL
-       ORDER BY state, expires_at LIMIT ?${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-      [...from, dateParam(manager, dueBy), limit],
+       ORDER BY state, expires_at LIMIT ?${dialect.skipLocked}`,
+      [...from, dialect.dateParam(dueBy), limit],
     );
     return rows.map((r) => String(r.id));
   }
@@ -207,21 +208,9 @@ export class TransactionsRepository {
    * share a number.
    */
   async nextEventSequence(id: string, manager: EntityManager): Promise<number> {
-    if (manager.connection.options.type === 'mysql') {
-      // LAST_INSERT_ID(expr) hands the new value back in the statement's own result.
-      const result = await manager.query<{ insertId: number | string; affectedRows: number }>(
-        `UPDATE transactions SET event_sequence = LAST_INSERT_ID(event_sequence + 1) WHERE id = ?`,
-        [id],
-      );
-      if (result.affectedRows !== 1) throw new Error(`Transaction ${id} not found for its event`);
-      return Number(result.insertId);
-    }
-    const rows = await manager.query<{ event_sequence: number | string }[]>(
-      `UPDATE transactions SET event_sequence = event_sequence + 1 WHERE id = ? RETURNING event_sequence`,
-      [id],
-    );
-    if (rows.length === 0) throw new Error(`Transaction ${id} not found for its event`);
-    return Number(rows[0].event_sequence);
+    const next = await Dialect.of(manager).increment(manager, 'transactions', 'event_sequence', id);
+    if (next === null) throw new Error(`Transaction ${id} not found for its event`);
+    return next;
   }
 
   /** `nextEventSequence` for many transactions: one UPDATE and one SELECT; id → its new number. */
