@@ -1,5 +1,6 @@
-import { OnModuleDestroy, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { IntervalJob } from '../common/jobs/interval-job';
 import { AppConfig } from '../config/app-config';
 import { ExpiryService } from './expiry.service';
 
@@ -7,37 +8,27 @@ export const EXPIRY_INTERVAL_NAME = 'expiry-sweep';
 
 /**
  * The scheduled shell of auto-expiry: every EXPIRY_SWEEP_SECONDS it asks {@link ExpiryService} for
- * a run. The interval comes from the config, so it is registered at start-up with the
- * SchedulerRegistry (a static `@Interval` could not read it). On shutdown the interval stops and
- * the batch in progress finishes.
+ * a run. On shutdown the interval stops and the batch in progress finishes.
  */
 @Injectable()
-export class ExpiryJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('ExpiryJob');
-
+export class ExpiryJob extends IntervalJob {
   constructor(
     private readonly expiry: ExpiryService,
-    private readonly scheduler: SchedulerRegistry,
     private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const timer = setInterval(() => this.tick(), this.config.expirySweepSeconds * 1000);
-    timer.unref();
-    this.scheduler.addInterval(EXPIRY_INTERVAL_NAME, timer);
+    scheduler: SchedulerRegistry,
+  ) {
+    super(EXPIRY_INTERVAL_NAME, scheduler);
   }
 
-  /** The first shutdown hook: no new batch starts while other modules wind down. */
-  async onModuleDestroy(): Promise<void> {
-    if (this.scheduler.doesExist('interval', EXPIRY_INTERVAL_NAME)) {
-      this.scheduler.deleteInterval(EXPIRY_INTERVAL_NAME);
-    }
-    await this.expiry.stop();
+  protected intervalMs(): number {
+    return this.config.expirySweepSeconds * 1000;
   }
 
-  private tick(): void {
-    this.expiry.runScheduled().catch((error: unknown) => {
-      this.logger.error(`Expiry sweep failed: ${String(error)}`);
-    });
+  protected async runOnce(): Promise<void> {
+    await this.expiry.runScheduled();
+  }
+
+  protected override stopWork(): Promise<void> {
+    return this.expiry.stop();
   }
 }

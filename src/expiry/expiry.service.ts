@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
+import { SingleFlight } from '../common/jobs/single-flight';
 import { TransitionService } from '../transactions/transition.service';
 
 /** Rows per batch: one DB transaction, one UPDATE, one multi-row INSERT of events. */
@@ -26,8 +27,7 @@ export interface SweepResult {
 @Injectable()
 export class ExpiryService {
   private readonly logger = new Logger('Expiry');
-  private running: Promise<SweepResult> | null = null;
-  private stopping = false;
+  private readonly sweeps = new SingleFlight<SweepResult>();
 
   constructor(
     private readonly transitions: TransitionService,
@@ -40,10 +40,9 @@ export class ExpiryService {
    * process is still running or the service is stopping.
    */
   async runScheduled(): Promise<SweepResult | null> {
-    if (this.running || this.stopping) return null;
+    if (this.sweeps.running || this.sweeps.stopped) return null;
     if (!(await this.adminConfig.get()).autoExpire) return null;
-    if (this.running || this.stopping) return null;
-    return this.sweep();
+    return this.sweeps.tryRun(() => this.drain({}));
   }
 
   /**
@@ -51,29 +50,24 @@ export class ExpiryService {
    * that another replica is not already holding. A call while a sweep runs in this process waits
    * for it and then sweeps again (it never runs beside it).
    */
-  async sweep(options: SweepOptions = {}): Promise<SweepResult> {
-    while (this.running) await this.running.catch(() => undefined);
-    this.running = this.drain(options).finally(() => {
-      this.running = null;
-    });
-    return this.running;
+  sweep(options: SweepOptions = {}): Promise<SweepResult> {
+    return this.sweeps.runAfter(() => this.drain(options));
   }
 
   /** Stops after the batch in progress (graceful shutdown) and waits for it. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   get isRunning(): boolean {
-    return this.running !== null;
+    return this.sweeps.running;
   }
 
   private async drain(options: SweepOptions): Promise<SweepResult> {
     const batchSize = options.batchSize ?? EXPIRY_BATCH_SIZE;
     const now = options.now ?? new Date();
     const result: SweepResult = { expired: 0, batches: 0 };
-    while (!this.stopping) {
+    while (!this.sweeps.stopped) {
       const batch = await this.transitions.expireDueBatch(now, batchSize);
       if (batch.claimed === 0) break;
       result.batches++;

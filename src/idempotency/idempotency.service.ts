@@ -1,5 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { IdempotencyKeysRepository, type KeyRef, type StoredResponse } from './idempotency-keys.repository';
 
@@ -7,7 +6,6 @@ import { IdempotencyKeysRepository, type KeyRef, type StoredResponse } from './i
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim still in flight after this long belongs to a request that died: the next repeat takes over. */
 export const CLAIM_LEASE_MS = 60_000;
-const SWEEP_INTERVAL_MS = 15 * 60 * 1000;
 const SWEEP_BATCH = 500;
 /** Rounds of "the row changed between our read and our write" before answering 409. */
 const CLAIM_ROUNDS = 5;
@@ -34,10 +32,8 @@ export type Claim =
  * back, one with another fingerprint a 422, one while the first still runs a 409. Keys live 24 h.
  */
 @Injectable()
-export class IdempotencyService implements BeforeApplicationShutdown {
+export class IdempotencyService {
   private readonly logger = new Logger(IdempotencyService.name);
-  /** The periodic sweep now running, if any (no overlap; shutdown waits for it). */
-  private sweeping: Promise<void> | null = null;
 
   constructor(private readonly keys: IdempotencyKeysRepository) {}
 
@@ -110,26 +106,5 @@ export class IdempotencyService implements BeforeApplicationShutdown {
       total += deleted;
       if (deleted < SWEEP_BATCH) return total;
     }
-  }
-
-  @Interval('idempotency-key-sweep', SWEEP_INTERVAL_MS)
-  async sweepPeriodically(): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = this.sweepExpired().then(
-      (deleted) => {
-        if (deleted > 0) this.logger.log({ deleted }, 'Swept expired idempotency keys');
-      },
-      (error: unknown) => this.logger.error({ err: error }, 'Idempotency key sweep failed'),
-    );
-    try {
-      await this.sweeping;
-    } finally {
-      this.sweeping = null;
-    }
-  }
-
-  /** Lets a running sweep finish before the database closes. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeping;
   }
 }

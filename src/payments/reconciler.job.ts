@@ -1,5 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { IntervalJob } from '../common/jobs/interval-job';
 import { AppConfig } from '../config/app-config';
 import { AttemptSettlement } from './attempt-settlement';
 
@@ -7,40 +8,23 @@ export const RECONCILE_INTERVAL_NAME = 'payment-reconcile';
 
 /**
  * The scheduled shell of the payment reconciler (SPEC §17): every PAYMENT_RECONCILE_SECONDS it
- * settles attempts left unfinished. Runs never overlap in one process; several replicas may run
- * at once (settling is conditional). On shutdown the interval stops and a run in progress ends.
+ * settles attempts left unfinished. Several replicas may run at once (settling is conditional).
  */
 @Injectable()
-export class ReconcilerJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('Payments');
-  private running: Promise<unknown> | null = null;
-
+export class ReconcilerJob extends IntervalJob {
   constructor(
     private readonly settlement: AttemptSettlement,
-    private readonly scheduler: SchedulerRegistry,
     private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const timer = setInterval(() => this.tick(), this.config.paymentReconcileSeconds * 1000);
-    timer.unref();
-    this.scheduler.addInterval(RECONCILE_INTERVAL_NAME, timer);
+    scheduler: SchedulerRegistry,
+  ) {
+    super(RECONCILE_INTERVAL_NAME, scheduler);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.scheduler.doesExist('interval', RECONCILE_INTERVAL_NAME)) {
-      this.scheduler.deleteInterval(RECONCILE_INTERVAL_NAME);
-    }
-    await this.running;
+  protected intervalMs(): number {
+    return this.config.paymentReconcileSeconds * 1000;
   }
 
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.settlement
-      .reconcile()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'Payment reconciliation failed'))
-      .finally(() => {
-        this.running = null;
-      });
+  protected async runOnce(): Promise<void> {
+    await this.settlement.reconcile();
   }
 }
