@@ -13,12 +13,14 @@ import { nextState, type Trigger } from '../transactions/state-machine';
 import type { Transaction } from '../transactions/transaction.entity';
 import { ATTEMPT_HOLDS_IT, TransactionsService } from '../transactions/transactions.service';
 import { TransitionService, type AmountChanges } from '../transactions/transition.service';
-import { OperationResultsRepository } from './operation-results.repository';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 
 export const OPERATIONS = ['capture', 'void', 'refund', 'cancel', 'expire'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 const MAX_TRACKING_KEY = 255;
+/** The `route` of Tracking-Key rows among the idempotency keys (a route of their own). */
+export const TRACKING_KEY_ROUTE = 'POST /b/pbl/v2/operation/ Tracking-Key';
 /** Read-modify-write rounds before giving up under contention (partial refunds). */
 const ROUNDS = 10;
 
@@ -64,7 +66,7 @@ export class OperationsService {
     private readonly gateways: GatewaysService,
     private readonly adapters: GatewayAdapters,
     private readonly payments: PaymentsService,
-    private readonly results: OperationResultsRepository,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   async run(principal: Principal, body: unknown, trackingKey?: string): Promise<OperationAnswer> {
@@ -81,31 +83,35 @@ export class OperationsService {
         new OperationRefused(`Tracking-Key must be 1 to ${MAX_TRACKING_KEY} characters.`),
       );
     }
-    const hash = createHash('sha256').update(canonicalJson(input)).digest('hex');
-    const claim = await this.results.claim(principalScope(principal), trackingKey, hash);
-    if (claim.kind === 'running') {
+    // The Idempotency-Key engine (SPEC §11), on a route of its own: claim, 409 while the first
+    // request runs, 422 for another body, the first answer replayed (failed ones too), 24 h.
+    const fingerprint = createHash('sha256').update(canonicalJson(input)).digest('hex');
+    const ref = { scope: principalScope(principal), key: trackingKey, route: TRACKING_KEY_ROUTE };
+    const claim = await this.idempotency.claim(ref, fingerprint);
+    if (claim.kind === 'in_flight') {
       return refusedAnswer(
         operationName,
         new OperationRefused('An operation with this Tracking-Key is still running.', 409),
       );
     }
-    if (claim.kind === 'done') {
-      if (claim.row.requestHash !== hash) {
-        return refusedAnswer(
-          operationName,
-          new OperationRefused('This Tracking-Key was already used with another request.', 422),
-        );
-      }
-      return { status: claim.row.statusCode!, body: claim.row.body ?? {}, replayed: true };
+    if (claim.kind === 'mismatch') {
+      return refusedAnswer(
+        operationName,
+        new OperationRefused('This Tracking-Key was already used with another request.', 422),
+      );
+    }
+    if (claim.kind === 'replay') {
+      const body = JSON.parse(claim.response.body) as Record<string, unknown>;
+      return { status: claim.response.status, body, replayed: true };
     }
     let answer: OperationAnswer;
     try {
       answer = await this.answer(operationName, () => this.execute(principal, input));
     } catch (error) {
-      await this.results.release(claim.id);
+      await this.idempotency.release(claim);
       throw error;
     }
-    await this.results.complete(claim.id, answer.status, answer.body);
+    await this.idempotency.complete(claim, { status: answer.status, headers: {}, body: JSON.stringify(answer.body) });
     return answer;
   }
 

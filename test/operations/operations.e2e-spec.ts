@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GatewaysService } from '../../src/gateways/gateways.service';
+import { IdempotencyService } from '../../src/idempotency/idempotency.service';
 import { TRANSACTION_STATES, type TransactionState } from '../../src/transactions/transaction-state';
 import { ATTEMPT_HOLDS_IT } from '../../src/transactions/transactions.service';
 import { OPERATION_PATH, TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
@@ -301,6 +302,26 @@ describe('operations API', () => {
       });
       await send(s.merchant, '2').expect(200);
       assert.equal((await d.get(id)).refunded_amount, '3.000');
+    });
+
+    it('keeps a key 24 hours like an Idempotency-Key: the sweep forgets it, then it runs again', async () => {
+      const id = await d.inState('paid');
+      const send = () =>
+        t
+          .http()
+          .post(OPERATION_PATH)
+          .set('Authorization', s.apiKey)
+          .set('Tracking-Key', 'day-old')
+          .send({ operation: 'refund', session_id: id, amount: '1' });
+      await send().expect(200);
+      assert.equal((await send().expect(200)).headers['tracking-key-replayed'], 'true');
+      const idempotency = t.app.get(IdempotencyService);
+      assert.equal(await idempotency.sweepExpired(new Date(Date.now() + 23 * 3600_000)), 0);
+      assert.equal((await send().expect(200)).headers['tracking-key-replayed'], 'true', 'kept within 24 h');
+      assert.ok((await idempotency.sweepExpired(new Date(Date.now() + 25 * 3600_000))) >= 1);
+      const again = await send().expect(200);
+      assert.equal(again.headers['tracking-key-replayed'], undefined, 'swept: the operation runs again');
+      assert.equal((await d.get(id)).refunded_amount, '2.000');
     });
 
     it('runs a concurrent burst with one key exactly once', async () => {

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/app-config';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { TRACKING_KEY_ROUTE } from '../../src/operations/operations.service';
+import { createTestDatabase, testDbKind } from '../setup/test-database';
+
+const MIGRATIONS = join(__dirname, '..', '..', 'src', 'database', 'migrations');
+const MOVE = '1763900000000';
+
+/** A data source on the test database with the migrations up to (not including) `before`. */
+function migratedUpTo(env: Record<string, string>, before?: string): DataSource {
+  const options = buildDataSourceOptions(loadConfig(env).database);
+  const files = readdirSync(MIGRATIONS)
+    .filter((f) => f.endsWith('.js') && (!before || f < before))
+    .map((f) => join(MIGRATIONS, f));
+  return new DataSource({ ...options, migrations: files });
+}
+
+describe(`migration ${MOVE}: Tracking-Key results move into idempotency_keys (${testDbKind()})`, () => {
+  it('copies finished results with their fingerprint and body, drops running claims and the table', async () => {
+    const db = await createTestDatabase();
+    try {
+      const before = await migratedUpTo(db.env, MOVE).initialize();
+      await before.runMigrations();
+      await before.query(
+        `INSERT INTO operation_results (scope, tracking_key, request_hash, status_code, body, created_at, completed_at)
+         VALUES ('key:1', 'refund-42', 'abc', 200, '{"result":"success"}', ?, ?),
+                ('key:1', 'still-running', 'def', NULL, NULL, ?, NULL)`,
+        ['2026-11-24 10:00:00.000', '2026-11-24 10:00:01.000', '2026-11-24 10:00:02.000'],
+      );
+      await before.destroy();
+
+      const after = await migratedUpTo(db.env).initialize();
+      try {
+        await after.runMigrations();
+        const rows = await after.query<Record<string, unknown>[]>(
+          `SELECT scope, idempotency_key, route, fingerprint, status, response_status, response_headers, response_body
+           FROM idempotency_keys ORDER BY id`,
+        );
+        assert.deepEqual(
+          rows.map((r) => ({ ...r, response_status: Number(r.response_status) })),
+          [
+            {
+              scope: 'key:1',
+              idempotency_key: 'refund-42',
+              route: TRACKING_KEY_ROUTE,
+              fingerprint: 'abc',
+              status: 'done',
+              response_status: 200,
+              response_headers: '{}',
+              response_body: '{"result":"success"}',
+            },
+          ],
+        );
+        const left = await after.createQueryRunner().hasTable('operation_results');
+        assert.equal(left, false);
+      } finally {
+        await after.destroy();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+});
