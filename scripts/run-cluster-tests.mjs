@@ -5,9 +5,9 @@
 // replicas on different nodes, and always stops the cluster. Ends with "N passed, N failed".
 //   TEST_FILTER=<regex on path>  run some of the files only
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import galera from '../dist/test/cluster/galera.js';
 
 const dir = 'dist/test/cluster';
@@ -29,7 +29,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 let code = 1;
-let output = '';
+const countsFile = join(tmpdir(), `checkout-cluster-counts-${process.pid}.json`);
 try {
   console.log('=== starting a 3-node Galera cluster ===');
   await cluster.start();
@@ -37,13 +37,18 @@ try {
   code = await new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--test', '--test-concurrency=1', '--test-reporter=spec', '--test-timeout=300000', ...files],
-      { env: { ...process.env, GALERA_DIR: baseDir }, stdio: ['ignore', 'pipe', 'inherit'] },
+      [
+        '--test',
+        '--test-concurrency=1',
+        '--test-timeout=300000',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${resolve(import.meta.dirname, 'counting-reporter.mjs')}`,
+        `--test-reporter-destination=${countsFile}`,
+        ...files,
+      ],
+      { env: { ...process.env, GALERA_DIR: baseDir }, stdio: ['ignore', 'inherit', 'inherit'] },
     );
-    child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
-      output += chunk.toString();
-    });
     child.on('close', (exit) => resolve(exit ?? 1));
   });
 } catch (error) {
@@ -51,8 +56,14 @@ try {
 } finally {
   await stop();
 }
-// The reporter's summary ("ℹ pass N") comes before the failures' details: read the last one.
-const count = (name) => Number([...output.matchAll(new RegExp(`ℹ ${name} (\\d+)`, 'g'))].at(-1)?.[1] ?? 0);
-const failed = count('fail') + count('cancelled') + (code !== 0 && count('fail') + count('cancelled') === 0 ? 1 : 0);
-console.log(`\ncluster tests: ${count('pass')} passed, ${failed} failed`);
+// Counted by the runner's own events (counting-reporter.mjs), not read back from its output.
+let counts = { passed: 0, failed: 0, cancelled: 0 };
+try {
+  counts = JSON.parse(readFileSync(countsFile, 'utf8'));
+} catch {
+  // the runner died before writing its counts: the exit code says it failed
+}
+rmSync(countsFile, { force: true });
+const failed = counts.failed + counts.cancelled + (code !== 0 && counts.failed + counts.cancelled === 0 ? 1 : 0);
+console.log(`\ncluster tests: ${counts.passed} passed, ${failed} failed`);
 process.exit(code === 0 && failed === 0 ? 0 : 1);

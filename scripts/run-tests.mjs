@@ -4,8 +4,9 @@
 // server fails the run. Elsewhere a missing server is reported plainly and the leg is skipped.
 // Ends with the OpenAPI lint and a "N passed, N failed" line.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 
 const args = new Set(process.argv.slice(2));
@@ -33,27 +34,46 @@ function findFiles(dir, suffix) {
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+const COUNTING_REPORTER = resolve(import.meta.dirname, 'counting-reporter.mjs');
+let runs = 0;
 
+/** The counting reporter's JSON line; all zero when the runner died before writing it. */
+function readCounts(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return { passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0 };
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** Runs node:test on `files` with the spec reporter on stdout; counts come from counting-reporter.mjs. */
 function runNodeTests(label, files, env) {
   if (files.length === 0) return Promise.resolve(0);
   console.log(`\n=== ${label}: ${files.length} file(s) ===`);
+  const countsFile = join(tmpdir(), `checkout-test-counts-${process.pid}-${++runs}.json`);
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', '--test-timeout=120000', ...files],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+      [
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-timeout=120000',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${COUNTING_REPORTER}`,
+        `--test-reporter-destination=${countsFile}`,
+        ...files,
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
     );
-    let tail = '';
-    child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
-      tail = (tail + chunk.toString()).slice(-4000);
-    });
     child.on('close', (code) => {
-      const count = (name) => Number((tail.match(new RegExp(`ℹ ${name} (\\d+)`)) ?? [])[1] ?? 0);
-      totals.passed += count('pass');
-      totals.failed += count('fail') + count('cancelled');
-      totals.skipped += count('skipped') + count('todo');
-      if (code !== 0 && count('fail') + count('cancelled') === 0) totals.failed += 1; // crashed runner
+      const counts = readCounts(countsFile);
+      totals.passed += counts.passed;
+      totals.failed += counts.failed + counts.cancelled;
+      totals.skipped += counts.skipped + counts.todo;
+      if (code !== 0 && counts.failed + counts.cancelled === 0) totals.failed += 1; // crashed runner
       resolve(code ?? 1);
     });
   });
