@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import supertest from 'supertest';
-import { createApp } from '../../src/app.factory';
+import { createApp, type ProviderOverride } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -26,6 +26,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Share a database with another app instance (two replicas); the caller drops it. */
   db?: TestDatabase;
+  /** Providers replaced at the edges (see createApp). */
+  overrides?: ProviderOverride[];
 }
 
 /** A free TCP port on loopback. */
@@ -56,7 +58,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     ...db.env,
     ...options.env,
   });
-  const { app } = await createApp(config);
+  const { app } = await createApp(config, { overrides: options.overrides });
   await app.listen(port, '127.0.0.1');
   return {
     app,

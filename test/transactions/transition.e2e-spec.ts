@@ -21,37 +21,43 @@ interface Recorded {
   inTransaction: boolean;
 }
 
+/** The real TransactionEvents, noting each event it records and whether a DB transaction is open. */
+class ObservedTransactionEvents extends TransactionEvents {
+  readonly recorded: Recorded[] = [];
+
+  override record(
+    manager: EntityManager,
+    tx: Transaction,
+    event: EventName,
+    details: EventDetails = {},
+  ): Promise<void> {
+    this.recorded.push({
+      sessionId: tx.sessionId,
+      state: tx.state,
+      version: tx.version,
+      event,
+      details,
+      inTransaction: manager.queryRunner?.isTransactionActive === true,
+    });
+    return super.record(manager, tx, event, details);
+  }
+}
+
 describe('TransitionService: the one way a state changes', () => {
   let t: TestApp;
   let s: Seeded;
   let d: TransactionDriver;
   let transitions: TransitionService;
-  const recorded: Recorded[] = [];
+  let recorded: Recorded[];
 
   before(async () => {
-    t = await startApp();
+    t = await startApp({ overrides: [{ provide: TransactionEvents, useClass: ObservedTransactionEvents }] });
     s = await seedBasics(t);
     d = new TransactionDriver(t, s.apiKey);
     transitions = t.app.get(TransitionService);
-    // Observe the events seam (the real service still runs).
     const events = t.app.get(TransactionEvents);
-    const record = events.record.bind(events);
-    events.record = (
-      manager: EntityManager,
-      tx: Transaction,
-      event: EventName,
-      details: EventDetails = {},
-    ) => {
-      recorded.push({
-        sessionId: tx.sessionId,
-        state: tx.state,
-        version: tx.version,
-        event,
-        details,
-        inTransaction: manager.queryRunner?.isTransactionActive === true,
-      });
-      return record(manager, tx, event, details);
-    };
+    assert.ok(events instanceof ObservedTransactionEvents, 'the override is in place');
+    recorded = events.recorded;
   });
   after(() => t.close());
 
