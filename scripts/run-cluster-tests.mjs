@@ -30,6 +30,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 let code = 1;
 const countsFile = join(tmpdir(), `checkout-cluster-counts-${process.pid}.json`);
+const COUNTING_REPORTER = resolve(import.meta.dirname, 'counting-reporter.mjs');
 try {
   console.log('=== starting a 3-node Galera cluster ===');
   await cluster.start();
@@ -43,7 +44,7 @@ try {
         '--test-timeout=300000',
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
-        `--test-reporter=${resolve(import.meta.dirname, 'counting-reporter.mjs')}`,
+        `--test-reporter=${COUNTING_REPORTER}`,
         `--test-reporter-destination=${countsFile}`,
         ...files,
       ],
