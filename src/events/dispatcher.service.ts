@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { AdminConfigService } from '../admin-config/admin-config.service';
+import { SingleFlight } from '../common/jobs/single-flight';
 import { AppConfig } from '../config/app-config';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { Delivery, DeliveryStatus } from './delivery.entity';
@@ -30,10 +31,11 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   /** Identifies this worker in `claimed_by`. */
   readonly workerId = `${hostname().slice(0, 24)}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private claims = 0;
-  private current: Promise<number> | null = null;
+  /** The pass in progress: passes never overlap in this process; shutdown stops and waits. */
+  private readonly passes = new SingleFlight<number>();
   private again = false;
   private timer: NodeJS.Timeout | null = null;
-  private stopped = true;
+  private started = false;
   /** Aborted when shutdown cannot wait any longer for the sends in flight (one listener per send). */
   private readonly interrupt = new AbortController();
 
@@ -49,7 +51,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     setMaxListeners(BATCH_SIZE * 2, this.interrupt.signal);
-    this.stopped = false;
+    this.started = true;
     // The unit of work runs commit callbacks outside the committed unit (SPEC §17).
     this.outbox.onCommitted(() => this.poke());
     if (!(await this.adminConfig.webhookSigningKey())) {
@@ -66,28 +68,29 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
    * (SPEC §17) even when a receiver hangs.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const current = this.current;
-    if (!current) return;
+    const stopped = this.passes.stop(); // no new claims; resolves when the pass in progress ends
+    if (!this.passes.running) return;
     let grace: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
-      current.then(
-        () => true,
-        () => true,
-      ),
+      stopped.then(() => true),
       new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS))),
     ]);
     clearTimeout(grace);
     if (!finished) this.interrupt.abort();
-    await current.catch(() => 0);
+    await stopped;
+  }
+
+  /** Before start-up and once shutdown began: no pass claims anything. */
+  private get idle(): boolean {
+    return !this.started || this.passes.stopped;
   }
 
   /** Runs a pass soon (after a commit that recorded events). */
   poke(): void {
-    if (this.stopped) return;
-    if (this.current) {
+    if (this.idle) return;
+    if (this.passes.running) {
       this.again = true;
       return;
     }
@@ -98,23 +101,22 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
    * One pass: claims due deliveries in batches and sends them until none is due. Waits for a
    * pass already running in this process instead of overlapping it. Returns how many were sent.
    */
-  async dispatchDue(): Promise<number> {
-    while (this.current) await this.current.catch(() => 0);
-    this.current = this.drain().finally(() => {
-      this.current = null;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.poke();
-      }
-    });
-    return this.current;
+  dispatchDue(): Promise<number> {
+    return this.passes
+      .runAfter(() => this.drain())
+      .finally(() => {
+        if (this.again && !this.idle) {
+          this.again = false;
+          this.poke();
+        }
+      });
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.idle) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      if (this.current) this.again = true;
+      if (this.passes.running) this.again = true;
       else this.poke();
       this.schedule();
     }, this.config.dispatchIntervalMs);
@@ -124,7 +126,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   private async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      if (this.stopped) return total; // shutting down: finish what is in flight, claim nothing new
+      if (this.idle) return total; // shutting down: finish what is in flight, claim nothing new
       const token = `${this.workerId}#${++this.claims}`.slice(-64);
       const now = new Date();
       const claimed = await this.deliveries.claimDue(
