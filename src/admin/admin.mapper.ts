@@ -43,6 +43,7 @@ export const toGatewayDto = (gateway: Gateway): GatewayDto => ({
   flow: gateway.flow,
   require_customer_phone: gateway.requireCustomerPhone,
   is_active: gateway.isActive,
+  tokenizable: gateway.tokenizable,
   created_at: gateway.createdAt.toISOString(),
   updated_at: gateway.updatedAt.toISOString(),
 });

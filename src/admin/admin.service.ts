@@ -44,7 +44,7 @@ export class AdminService {
 
   async createGateway(input: NewGateway): Promise<Gateway> {
     await this.requireConfiguredCurrencies(input.currencies);
-    const full: GatewayInput = { ...GATEWAY_DEFAULTS, ...input };
+    const full: GatewayInput = { ...GATEWAY_DEFAULTS, tokenizable: input.type === 'sandbox', ...input };
     return this.gateways.create({
       ...full,
       currencies: unique(full.currencies.map((c) => c.toUpperCase())),

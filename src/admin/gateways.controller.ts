@@ -23,6 +23,7 @@ function toGatewayChanges(body: UpdateGatewayDto): Partial<Omit<GatewayInput, 'c
     flow: body.flow as GatewayFlow | undefined,
     requireCustomerPhone: body.require_customer_phone,
     isActive: body.is_active,
+    tokenizable: body.tokenizable,
   });
 }
 

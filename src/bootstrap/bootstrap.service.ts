@@ -50,6 +50,7 @@ export class BootstrapService implements OnApplicationBootstrap {
         name: 'Sandbox card',
         pg: 'sandbox',
         type: 'sandbox',
+        tokenizable: true,
         currencies: DEMO_CURRENCIES,
       });
     }

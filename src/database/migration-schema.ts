@@ -77,10 +77,10 @@ export class Schema {
       : { name, type: 'datetime', isNullable: false, ...options };
   }
 
-  flag(name: string): TableColumnOptions {
+  flag(name: string, options: Partial<TableColumnOptions> = {}): TableColumnOptions {
     return this.mysql
-      ? { name, type: 'tinyint', length: '1', isNullable: false }
-      : { name, type: 'boolean', isNullable: false };
+      ? { name, type: 'tinyint', length: '1', isNullable: false, ...options }
+      : { name, type: 'boolean', isNullable: false, ...options };
   }
 
   async createTable(

@@ -55,6 +55,10 @@ export class Gateway {
   @Column({ name: 'is_active', type: 'boolean' })
   isActive: boolean;
 
+  /** Can save cards for later charges (SPEC §15); sandbox gateways can. */
+  @Column({ type: 'boolean', default: false })
+  tokenizable: boolean;
+
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 

@@ -19,6 +19,8 @@ export interface GatewayInput {
   flow: GatewayFlow;
   requireCustomerPhone: boolean;
   isActive: boolean;
+  /** Can save cards (SPEC §15); a new gateway defaults to its type being `sandbox`. */
+  tokenizable: boolean;
 }
 
 /** What a new gateway takes when not given (admin API, first-start bootstrap). */

@@ -58,8 +58,30 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
       flow: 'redirect',
       require_customer_phone: false,
       is_active: true,
+      tokenizable: false,
     });
     assert.deepEqual((await get('gw-defaults').expect(200)).body, res.body);
+  });
+
+  it('makes a sandbox gateway tokenizable unless told otherwise; the flag can be changed; non-booleans refused', async () => {
+    const sandbox = await post(minimal({ code: 'gw-tok', type: 'sandbox' })).expect(201);
+    assert.equal(sandbox.body.tokenizable, true);
+    const off = await post(minimal({ code: 'gw-tok-off', type: 'sandbox', tokenizable: false })).expect(201);
+    assert.equal(off.body.tokenizable, false);
+    const on = await post(minimal({ code: 'gw-prod-tok', type: 'production', tokenizable: true })).expect(201);
+    assert.equal(on.body.tokenizable, true);
+    const patched = await t
+      .http()
+      .patch(`${PATH}gw-tok/`)
+      .set('Authorization', adminAuth())
+      .send({ tokenizable: false })
+      .expect(200);
+    assert.equal(patched.body.tokenizable, false);
+    assert.equal((await t.app.get(GatewaysService).get('gw-tok')).tokenizable, false);
+    for (const bad of ['maybe', null, 3]) {
+      const res = await post(minimal({ code: 'gw-tok-bad', tokenizable: bad })).expect(400);
+      assert.deepEqual(Object.keys(res.body as object), ['tokenizable'], String(bad));
+    }
   });
 
   it('creates a gateway with every field given; fees as decimal strings, JSON numbers read as their text', async () => {

@@ -1,24 +1,10 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/app-config';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { TRACKING_KEY_ROUTE } from '../../src/operations/operations.service';
+import { migratedUpTo } from '../setup/migrations';
 import { createTestDatabase, testDbKind } from '../setup/test-database';
 
-const MIGRATIONS = join(__dirname, '..', '..', 'src', 'database', 'migrations');
 const MOVE = '1763900000000';
-
-/** A data source on the test database with the migrations up to (not including) `before`. */
-function migratedUpTo(env: Record<string, string>, before?: string): DataSource {
-  const options = buildDataSourceOptions(loadConfig(env).database);
-  const files = readdirSync(MIGRATIONS)
-    .filter((f) => f.endsWith('.js') && (!before || f < before))
-    .map((f) => join(MIGRATIONS, f));
-  return new DataSource({ ...options, migrations: files });
-}
 
 describe(`migration ${MOVE}: Tracking-Key results move into idempotency_keys (${testDbKind()})`, () => {
   it('copies finished results with their fingerprint and body, drops running claims and the table', async () => {

@@ -23,6 +23,7 @@ export function gatewayInput(overrides: Partial<GatewayInput> = {}): GatewayInpu
     flow: 'redirect',
     requireCustomerPhone: false,
     isActive: true,
+    tokenizable: true,
     ...overrides,
   };
 }

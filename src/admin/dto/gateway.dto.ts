@@ -24,6 +24,7 @@ export class GatewayDto {
   @ApiProperty({ enum: [...GATEWAY_FLOWS] }) flow: string;
   @ApiProperty() require_customer_phone: boolean;
   @ApiProperty() is_active: boolean;
+  @ApiProperty({ description: 'Can save cards for later charges (SPEC §15)' }) tokenizable: boolean;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
@@ -86,6 +87,13 @@ export class CreateGatewayDto {
 
   @BoolField({ optional: true, notNull: true, description: 'Default true' })
   is_active?: boolean;
+
+  @BoolField({
+    optional: true,
+    notNull: true,
+    description: 'Can save cards for later charges (SPEC §15). Default: true for a sandbox gateway, false otherwise',
+  })
+  tokenizable?: boolean;
 }
 
 /** `PATCH gateways/{code}/`: only the sent fields change; `code` cannot change. */
