@@ -39,8 +39,8 @@ export function isRetryableConflict(error: unknown): boolean {
   return (typeof errno === 'number' && RETRYABLE_ERRNOS.has(errno)) || code === 'SQLITE_BUSY';
 }
 
-/** The connection or the server went away (the statement's outcome may be unknown). */
-const CONNECTION_LOST_CODES = new Set([
+/** Network-level failures: the server is gone or unreachable, not merely busy. */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -50,6 +50,11 @@ const CONNECTION_LOST_CODES = new Set([
   'EAI_AGAIN',
   'EPIPE',
   'PROTOCOL_CONNECTION_LOST',
+]);
+
+/** The connection or the server went away (the statement's outcome may be unknown). */
+const CONNECTION_LOST_CODES = new Set([
+  ...NETWORK_ERROR_CODES,
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_SERVER_SHUTDOWN',
 ]);

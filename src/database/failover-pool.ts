@@ -7,7 +7,7 @@ import {
   type PoolConnection,
   type PoolOptions,
 } from 'mysql2';
-import { DatabaseUnavailableError } from './db-errors';
+import { DatabaseUnavailableError, NETWORK_ERROR_CODES } from './db-errors';
 import { endpointName, type MysqlEndpoint } from './mysql-url';
 import { assertOutsideUnit } from './unit-context';
 
@@ -55,18 +55,6 @@ interface Node {
   galera: boolean | null;
 }
 
-/** Network-level failures: the server is gone or unreachable, not merely busy. */
-const NODE_DOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-  'PROTOCOL_CONNECTION_LOST',
-]);
 /** 1047: Galera node not ready for queries (joining, or outside the primary component); 1053: shutting down. */
 const NODE_DOWN_ERRNOS = new Set([1047, 1053]);
 const RETRY_DELAY_MS = 100;
@@ -76,7 +64,7 @@ const WAITER_SWEEP_MS = 50;
 export function isNodeDown(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown } | null;
   return (
-    (typeof e?.code === 'string' && NODE_DOWN_CODES.has(e.code)) ||
+    (typeof e?.code === 'string' && NETWORK_ERROR_CODES.has(e.code)) ||
     (typeof e?.errno === 'number' && NODE_DOWN_ERRNOS.has(e.errno))
   );
 }
