@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
 import { resolve } from 'node:path';
 import { transactionBody } from '../test/factories/transaction.factory';
 import { seedBasics } from '../test/setup/fixtures';
@@ -28,6 +29,8 @@ interface Measure {
   p50: number;
   p99: number;
   failures: number;
+  /** SQL statements the server received per request (MariaDB's global `Questions` counter). */
+  statementsPerRequest: number;
 }
 interface Row {
   server: string;
@@ -82,11 +85,20 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
 }
 
-async function measure(pid: number, options: autocannon.Options): Promise<Measure> {
+/** MariaDB's global count of statements received (its own SHOW STATUS included, hence the -1 below). */
+async function questions(sql: Connection): Promise<number> {
+  const [rows] = await sql.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Questions'");
+  return Number(rows[0].Value);
+}
+
+async function measure(pid: number, sql: Connection, options: autocannon.Options): Promise<Measure> {
+  const questionsBefore = await questions(sql);
   const cpuBefore = cpuMs(pid);
   const result = await autocannon(options);
   const cpu = cpuMs(pid) - cpuBefore;
+  const statements = (await questions(sql)) - questionsBefore - 1;
   return {
+    statementsPerRequest: statements / Math.max(1, result.requests.total),
     perSecond: result.requests.average,
     cpuMsPerRequest: cpu / Math.max(1, result.requests.total),
     p50: result.latency.p50,
@@ -95,7 +107,7 @@ async function measure(pid: number, options: autocannon.Options): Promise<Measur
   };
 }
 
-async function run(server: string, pid: number, url: string, auth: string): Promise<Row> {
+async function run(server: string, pid: number, url: string, auth: string, sql: Connection): Promise<Row> {
   const headers = { Authorization: auth, 'Content-Type': 'application/json' };
   // Warm-up (JIT, pools), then a pool of sessions to read back.
   await autocannon({
@@ -112,7 +124,7 @@ async function run(server: string, pid: number, url: string, auth: string): Prom
     if (res.status !== 201) throw new Error(`${server}: create answered ${res.status}: ${await res.text()}`);
     ids.push(((await res.json()) as { session_id: string }).session_id);
   }
-  const create = await measure(pid, {
+  const create = await measure(pid, sql, {
     url: `${url}${PATH}`,
     connections: CONNECTIONS,
     duration: SECONDS,
@@ -120,7 +132,7 @@ async function run(server: string, pid: number, url: string, auth: string): Prom
     headers,
     body: BODY,
   });
-  const retrieve = await measure(pid, {
+  const retrieve = await measure(pid, sql, {
     url,
     connections: CONNECTIONS,
     duration: SECONDS,
@@ -139,7 +151,7 @@ async function run(server: string, pid: number, url: string, auth: string): Prom
 
 function printTable(rows: Row[]): void {
   const cell = (m: Measure) =>
-    `${m.perSecond.toFixed(0).padStart(6)} /s  ${m.cpuMsPerRequest.toFixed(2)} ms CPU/req  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms${m.failures ? `  (${m.failures} failed)` : ''}`;
+    `${m.perSecond.toFixed(0).padStart(6)} /s  ${m.cpuMsPerRequest.toFixed(2)} ms CPU/req  ${m.statementsPerRequest.toFixed(1)} SQL/req  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms${m.failures ? `  (${m.failures} failed)` : ''}`;
   console.log(
     `\n${CONNECTIONS} connections, ${SECONDS} s each, ${cpus().length} CPUs, Node ${process.version}\n`,
   );
@@ -160,8 +172,10 @@ async function main(): Promise<void> {
     process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
     'checkout_bench',
   );
+  let sql: Connection | undefined;
   try {
     const auth = await seed(db);
+    sql = await createConnection(process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
     const rows: Row[] = [];
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const service = await startProcess(
@@ -170,19 +184,20 @@ async function main(): Promise<void> {
       nodeArgs,
     );
     try {
-      rows.push(await run('checkout (node dist/src/main.js)', service.child.pid!, service.url, auth));
+      rows.push(await run('checkout (node dist/src/main.js)', service.child.pid!, service.url, auth, sql));
     } finally {
       await stopProcess(service.child);
     }
     const raw = await startProcess('bench/raw-server.js', db.env);
     try {
-      rows.push(await run('raw node:http + mysql2', raw.child.pid!, raw.url, auth));
+      rows.push(await run('raw node:http + mysql2', raw.child.pid!, raw.url, auth, sql));
     } finally {
       await stopProcess(raw.child);
     }
     printTable(rows);
     if (rows.some((r) => r.create.failures + r.retrieve.failures > 0)) process.exitCode = 1;
   } finally {
+    await sql?.end();
     await db.drop();
   }
 }
