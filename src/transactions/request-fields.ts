@@ -31,6 +31,8 @@ export function toRequestFields(tx: Transaction): Record<string, unknown> {
     extra: tx.extra,
     product_type: tx.productType,
     language: tx.language,
+    payment_type: tx.paymentType,
+    agreement: tx.agreement ?? undefined,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }

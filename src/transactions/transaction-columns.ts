@@ -1,7 +1,8 @@
 import { canonicalDecimal } from '../common/money/money';
 import { parseDuration } from '../common/time/duration';
 import type { CreateTransactionDto } from './dto/create-transaction.dto';
-import type { Notifications, Transaction } from './transaction.entity';
+import type { Agreement, Notifications, Transaction } from './transaction.entity';
+import type { AgreementDto } from './dto/agreement.dto';
 
 /** `expiration_time` when none is sent: one hour (SPEC §4). */
 export const DEFAULT_EXPIRATION_SECONDS = 3600;
@@ -53,7 +54,17 @@ export function columnsFromInput(
     language: dto.language ?? 'en',
     shortifyAttachmentUrl: dto.shortify_attachment_url ?? false,
     shortifyCheckoutUrl: dto.shortify_checkout_url ?? false,
+    paymentType: dto.payment_type ?? 'one_off',
+    agreement: dto.agreement ? agreementColumn(dto.agreement) : null,
   };
+}
+
+/** The agreement as stored: the fields sent (nulls dropped), `type` defaulted. */
+function agreementColumn(dto: AgreementDto): Agreement {
+  const sent = Object.fromEntries(
+    Object.entries(dto).filter(([, value]) => value !== undefined && value !== null && value !== ''),
+  );
+  return { ...sent, id: dto.id, type: dto.type ?? 'unscheduled' };
 }
 
 function unique<T>(items: T[]): T[] {

@@ -29,5 +29,15 @@ export type NotificationEvent = EventName;
 export const NOTIFICATION_CHANNELS = ['email', 'sms'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 
+/** How the card of this payment is kept (SPEC §15): not at all, saved, or saved for merchant-initiated charges. */
+export const PAYMENT_TYPES = ['one_off', 'save_card', 'auto_debit'] as const;
+export type PaymentType = (typeof PAYMENT_TYPES)[number];
+export const isSavingPaymentType = (type: PaymentType): boolean => type !== 'one_off';
+
+export const AGREEMENT_TYPES = ['recurring', 'installment', 'unscheduled'] as const;
+export type AgreementType = (typeof AGREEMENT_TYPES)[number];
+export const AMOUNT_VARIABILITIES = ['fixed', 'variable'] as const;
+export type AmountVariability = (typeof AMOUNT_VARIABILITIES)[number];
+
 export const TRANSACTION_TYPES = ['payment_request', 'e_commerce'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];

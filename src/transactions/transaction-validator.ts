@@ -13,7 +13,7 @@ import { GatewaysService } from '../gateways/gateways.service';
 import { mayUseGateway, Principal } from '../auth/principal';
 import { CreateTransactionDto } from './dto/create-transaction.dto';
 import { REQUIRED_FIELDS } from './request-fields';
-import { NOTIFICATION_CHANNELS } from './transaction-state';
+import { isSavingPaymentType, NOTIFICATION_CHANNELS } from './transaction-state';
 import { TransactionsRepository } from './transactions.repository';
 
 export interface ValidTransactionInput {
@@ -51,7 +51,8 @@ export class TransactionValidator {
     // `extra` is the merchant's free data: kept as sent, never walked by class-transformer.
     if (Object.hasOwn(fields, 'extra')) dto.extra = fields.extra as Record<string, unknown>;
     const errors = toFieldErrorTree(await validate(dto, { whitelist: true, forbidUnknownValues: false }));
-    for (const [channel, message] of channelErrors) addFieldError(errors, `notifications.${channel}`, message);
+    for (const [channel, message] of channelErrors)
+      addFieldError(errors, `notifications.${channel}`, message);
 
     const code = errors.pg_codes ? undefined : dto.pg_codes[0];
     if (code !== undefined && !mayUseGateway(context.principal, code)) {
@@ -83,6 +84,7 @@ export class TransactionValidator {
       );
     }
     this.checkFieldDependencies(dto, gateway, context, errors);
+    checkCardSaving(dto, gateway, currency, errors);
     if (
       !errors.webhook_url &&
       dto.webhook_url &&
@@ -126,6 +128,46 @@ export class TransactionValidator {
     if (dto.shortify_attachment_url && !context.hasAttachment && !errors.shortify_attachment_url) {
       addFieldError(errors, 'shortify_attachment_url', 'An attachment is required to shortify its URL.');
     }
+  }
+}
+
+/**
+ * SPEC §15: saving a card needs the customer it belongs to and a gateway that can tokenize;
+ * charging it later needs the agreement, whose limits are checked against the currency.
+ */
+function checkCardSaving(
+  dto: CreateTransactionDto,
+  gateway: Gateway | null,
+  currency: Currency | null,
+  errors: FieldErrorTree,
+): void {
+  const paymentType = errors.payment_type ? undefined : dto.payment_type;
+  if (paymentType && isSavingPaymentType(paymentType)) {
+    if (!dto.customer_id && !errors.customer_id) {
+      addFieldError(errors, 'customer_id', `This field is required when payment_type is "${paymentType}".`);
+    }
+    if (gateway?.isActive && !gateway.tokenizable) {
+      addFieldError(errors, 'payment_type', `Gateway "${gateway.code}" cannot save cards.`);
+    }
+  }
+  if (paymentType === 'auto_debit' && !dto.agreement && !errors.agreement) {
+    addFieldError(errors, 'agreement', 'This field is required when payment_type is "auto_debit".');
+  }
+  const agreement = errors.agreement ? undefined : dto.agreement;
+  if (!agreement) return;
+  if (
+    agreement.max_amount_per_cycle &&
+    currency &&
+    significantDecimals(agreement.max_amount_per_cycle) > currency.digits
+  ) {
+    addFieldError(
+      errors,
+      'agreement.max_amount_per_cycle',
+      `Ensure that there are no more than ${currency.digits} decimal places for ${currency.code}.`,
+    );
+  }
+  if (agreement.start_date && agreement.expiry_date && agreement.expiry_date < agreement.start_date) {
+    addFieldError(errors, 'agreement.expiry_date', 'Ensure this date is on or after start_date.');
   }
 }
 

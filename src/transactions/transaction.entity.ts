@@ -2,7 +2,15 @@ import { LIMITS } from '../common/validation/limits';
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
 import type { GatewayOperation } from '../gateways/gateway.entity';
-import type { NotificationChannel, NotificationEvent, TransactionState, TransactionType } from './transaction-state';
+import type {
+  AgreementType,
+  AmountVariability,
+  NotificationChannel,
+  NotificationEvent,
+  PaymentType,
+  TransactionState,
+  TransactionType,
+} from './transaction-state';
 
 export interface BillingAddress {
   line1: string;
@@ -11,6 +19,19 @@ export interface BillingAddress {
   state: string;
   country: string;
   postal_code: string;
+}
+
+/** The agreement a saved card is charged under (SPEC §15), as sent (with its default type). */
+export interface Agreement {
+  id: string;
+  type: AgreementType;
+  frequency?: string;
+  amount_variability?: AmountVariability;
+  max_amount_per_cycle?: string;
+  cycle_interval_days?: number;
+  total_cycles?: number;
+  start_date?: string;
+  expiry_date?: string;
 }
 
 export type Notifications = Partial<Record<NotificationChannel, NotificationEvent[]>>;
@@ -87,6 +108,12 @@ export class Transaction {
 
   @JsonColumn()
   notifications: Notifications;
+
+  @Column({ name: 'payment_type', type: 'varchar', length: 16, default: 'one_off' })
+  paymentType: PaymentType;
+
+  @JsonColumn({ nullable: true })
+  agreement: Agreement | null;
 
   @Column({ name: 'vendor_name', type: 'varchar', length: LIMITS.vendorName })
   vendorName: string;

@@ -51,6 +51,8 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
     extra: tx.extra,
     product_type: tx.productType,
     language: tx.language,
+    payment_type: tx.paymentType,
+    agreement: tx.agreement,
     shortify_attachment_url: tx.shortifyAttachmentUrl,
     shortify_checkout_url: tx.shortifyCheckoutUrl,
     initiator_id: tx.initiatorId,

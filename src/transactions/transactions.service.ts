@@ -157,7 +157,7 @@ export class TransactionsService {
         written = false;
       }
       if (written) {
-            const updated = Object.assign(tx, changes, { version: tx.version + 1 });
+        const updated = Object.assign(tx, changes, { version: tx.version + 1 });
         return this.view(updated, { gateway, digits: currency.digits });
       }
       // Another writer changed the row between our read and write: re-read and decide again.

@@ -94,6 +94,8 @@ describe('transaction representation and retrieve', () => {
       extra: {},
       product_type: '',
       language: 'en',
+      payment_type: 'one_off',
+      agreement: null,
       shortify_attachment_url: false,
       shortify_checkout_url: false,
       initiator_id: null,

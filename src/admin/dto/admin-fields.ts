@@ -16,7 +16,7 @@ import {
   ValidationArguments,
 } from 'class-validator';
 import { MaxChars } from '../../common/validation/custom-validators';
-import { apiProperty } from '../../common/validation/field-decorators';
+import { apiProperty, toInteger } from '../../common/validation/field-decorators';
 import { Money } from '../../common/money/money';
 import { MSG } from '../../common/validation/messages';
 import { presence, type Presence } from '../../common/validation/presence';
@@ -106,9 +106,7 @@ export const IntField = (min: number, max: number, opts: AdminFieldOptions = {})
   applyDecorators(
     apiProperty(opts, { type: Integer, minimum: min, maximum: max }),
     ...presence(opts),
-    Transform(({ value }: { value: unknown }) =>
-      typeof value === 'string' && /^-?\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value,
-    ),
+    Transform(({ value }: { value: unknown }) => toInteger(value)),
     IsInt({ message: MSG.integer }),
     Min(min, { message: MSG.minValue(min) }),
     Max(max, { message: MSG.maxValue(max) }),

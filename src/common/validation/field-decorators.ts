@@ -8,7 +8,12 @@ import {
   IsBoolean,
   IsEmail,
   IsIn,
+  IsInt,
+  IsISO8601,
   IsString,
+  Matches,
+  Max,
+  Min,
   IsUrl,
   MaxLength,
 } from 'class-validator';
@@ -115,4 +120,30 @@ export const EmailListField = (
     IsString({ each: true, message: MSG.string }),
     MaxLength(maxLength, { each: true, message: MSG.maxLength(maxLength) }),
     IsEmail({}, { each: true, message: MSG.email }),
+  );
+
+/** A whole number's text (`"12"`) as the number: form bodies carry only text, DRF reads both. */
+export function toInteger(value: unknown): unknown {
+  return typeof value === 'string' && /^-?\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value;
+}
+
+/** An integer in `min`..`max`. */
+export const IntField = (min: number, max: number, opts: FieldOptions = {}): PropertyDecorator =>
+  applyDecorators(
+    apiProperty(opts, { type: 'integer', minimum: min, maximum: max }),
+    ...presenceOf(opts),
+    Transform(({ value }: { value: unknown }) => toInteger(value)),
+    IsInt({ message: MSG.integer }),
+    Min(min, { message: MSG.minValue(min) }),
+    Max(max, { message: MSG.maxValue(max) }),
+  );
+
+/** A calendar date, `YYYY-MM-DD` (ISO 8601), that exists. */
+export const DateField = (opts: FieldOptions = {}): PropertyDecorator =>
+  applyDecorators(
+    apiProperty(opts, { type: String, format: 'date' }),
+    ...presenceOf(opts),
+    IsString({ message: MSG.string }),
+    Matches(/^\d{4}-\d{2}-\d{2}$/, { message: MSG.date }),
+    IsISO8601({ strict: true }, { message: MSG.date }),
   );

@@ -23,4 +23,8 @@ export const LIMITS = {
   apiKeyName: 100,
   merchantName: 128,
   idempotencyKey: 255,
+  agreementId: 128,
+  agreementFrequency: 32,
+  agreementCycleIntervalDays: 366,
+  agreementTotalCycles: 999,
 } as const;

@@ -21,7 +21,9 @@ export const MSG = {
   minValue: (min: number | string) => `Ensure this value is greater than or equal to ${min}.`,
   maxValue: (max: number | string) => `Ensure this value is less than or equal to ${max}.`,
   maxDecimals: (max: number) => `Ensure that there are no more than ${max} decimal places.`,
-  maxIntegerDigits: (max: number) => `Ensure that there are no more than ${max} digits before the decimal point.`,
+  maxIntegerDigits: (max: number) =>
+    `Ensure that there are no more than ${max} digits before the decimal point.`,
+  date: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
   dateTime: 'Datetime has wrong format. Use ISO 8601, e.g. 2030-01-31T12:00:00Z.',
   currencyCode: 'Enter a 3-letter ISO 4217 currency code.',
   gatewayCode: 'Enter a valid code: 1-64 characters among lowercase letters, digits, "_" and "-".',

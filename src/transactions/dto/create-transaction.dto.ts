@@ -33,9 +33,12 @@ import { MSG, requiredMessage } from '../../common/validation/messages';
 import {
   NOTIFICATION_EVENTS,
   NotificationEvent,
+  PAYMENT_TYPES,
+  type PaymentType,
   TRANSACTION_TYPES,
   TransactionType,
 } from '../transaction-state';
+import { AgreementDto } from './agreement.dto';
 
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
 /** order_no is an identifier compared for uniqueness: surrounding spaces never count (as DRF trims). */
@@ -245,6 +248,24 @@ export class CreateTransactionDto {
   @Transform(lower)
   @IsLanguageCode()
   language?: string;
+
+  @ChoiceField(PAYMENT_TYPES, {
+    optional: true,
+    description:
+      'one_off (default); save_card: the card is saved on success; auto_debit: saved, and the merchant may charge it later (needs agreement). Both need customer_id and a tokenizable gateway.',
+  })
+  payment_type?: PaymentType;
+
+  @ApiPropertyOptional({
+    type: AgreementDto,
+    nullable: true,
+    description: 'Required with payment_type auto_debit.',
+  })
+  @IsOptional()
+  @IsObject({ message: MSG.dict })
+  @ValidateNested()
+  @Type(() => AgreementDto)
+  agreement?: AgreementDto | null;
 
   @ApiPropertyOptional({
     type: 'string',

@@ -1,6 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../../gateways/gateway.entity';
-import { NOTIFICATION_EVENTS, TRANSACTION_STATES, TRANSACTION_TYPES } from '../transaction-state';
+import {
+  NOTIFICATION_EVENTS,
+  PAYMENT_TYPES,
+  TRANSACTION_STATES,
+  TRANSACTION_TYPES,
+} from '../transaction-state';
+import { AgreementDto } from './agreement.dto';
 import { BillingAddressDto } from './create-transaction.dto';
 
 export class PaymentMethodDto {
@@ -60,6 +66,8 @@ export class TransactionDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) extra: Record<string, unknown>;
   @ApiProperty() product_type: string;
   @ApiProperty({ example: 'en' }) language: string;
+  @ApiProperty({ enum: [...PAYMENT_TYPES] }) payment_type: string;
+  @ApiProperty({ type: AgreementDto, nullable: true }) agreement: AgreementDto | null;
   @ApiProperty() shortify_attachment_url: boolean;
   @ApiProperty() shortify_checkout_url: boolean;
   @ApiProperty({
