@@ -1,6 +1,7 @@
 import { isSandbox } from '../gateways/gateway.entity';
 import { Injectable } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
+import { numberOnlyDefaults, readNewCard } from '../cards/card-input';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { AttemptRefused, PaymentsService } from '../payments/payments.service';
@@ -85,7 +86,8 @@ export class CheckoutPagesService {
   async pay(sessionId: unknown, pgCode: string, card: unknown, csrfToken: string): Promise<PageResponse> {
     const id = asSessionId(sessionId);
     try {
-      const attempt = await this.payments.attempt(id, { card, pgCode });
+      const typed = readNewCard({ card }, numberOnlyDefaults());
+      const attempt = await this.payments.attempt(id, { payWith: { card: typed, save: false }, pgCode });
       return this.finish(attempt.transaction, attempt.referenceNumber);
     } catch (error) {
       if (error instanceof FieldErrors) return this.paymentForm(id, pgCode, csrfToken, 400, 'card');

@@ -135,6 +135,18 @@ class Env {
   WEBHOOK_SIGNING_KEY?: string;
 
   @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(32, { message: 'CARD_FINGERPRINT_KEY must be at least 32 characters' })
+  @MaxLength(255, { message: 'CARD_FINGERPRINT_KEY must be at most 255 characters' })
+  CARD_FINGERPRINT_KEY?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  CARD_FINGERPRINT_KEY_FILE?: string;
+
+  @IsOptional()
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE?: boolean;
@@ -263,6 +275,8 @@ export class AppConfig {
   readonly logLevel: string;
   readonly attachmentMaxBytes: number;
   readonly attachmentDir: string;
+  /** The saved cards' fingerprint key (SPEC §15), or the file that keeps a generated one. */
+  readonly cardFingerprint: { key: string | null; keyFile: string };
   readonly authFailureLimit: number;
   readonly authFailureWindowSeconds: number;
   /** Outbox delivery (SPEC §6): HTTP timeout of one webhook / SMS attempt. */
@@ -292,7 +306,7 @@ export class ConfigError extends Error {
   }
 }
 
-const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'WEBHOOK_SIGNING_KEY']);
+const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'WEBHOOK_SIGNING_KEY', 'CARD_FINGERPRINT_KEY']);
 
 /** A bad variable's value as a start-up error shows it: secrets never, a URL's password masked. */
 function shownValue(name: string, value: string | undefined): string {
@@ -348,6 +362,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: env.LOG_LEVEL ?? 'info',
     attachmentMaxBytes: env.ATTACHMENT_MAX_BYTES ?? 2_500_000,
     attachmentDir: env.ATTACHMENT_DIR ?? 'data/attachments',
+    cardFingerprint: {
+      key: env.CARD_FINGERPRINT_KEY ?? null,
+      keyFile: env.CARD_FINGERPRINT_KEY_FILE ?? 'data/card-fingerprint.key',
+    },
     authFailureLimit: env.AUTH_FAILURE_LIMIT ?? 10,
     authFailureWindowSeconds: env.AUTH_FAILURE_WINDOW_SECONDS ?? 300,
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS ?? 15_000,

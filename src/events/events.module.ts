@@ -9,6 +9,7 @@ import { DispatcherService } from './dispatcher.service';
 import { EventsAdminService } from './events-admin.service';
 import { EmailSender } from './notifications/email-sender';
 import { HttpSmsProvider } from './notifications/sms-provider';
+import { EventPayloads } from './event-payloads';
 import { OutboxService } from './outbox.service';
 import { WebhookSender } from './webhooks/webhook-sender';
 
@@ -25,12 +26,13 @@ import { WebhookSender } from './webhooks/webhook-sender';
   providers: [
     EventsAdminService,
     OutboxService,
+    EventPayloads,
     DeliveriesRepository,
     DispatcherService,
     WebhookSender,
     EmailSender,
     HttpSmsProvider,
   ],
-  exports: [OutboxService, DispatcherService, EventsAdminService],
+  exports: [OutboxService, DispatcherService, EventsAdminService, EventPayloads],
 })
 export class EventsModule {}

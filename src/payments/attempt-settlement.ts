@@ -1,5 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Card } from '../cards/card.entity';
+import { toCardDto } from '../cards/card.view';
+import { CardsRepository } from '../cards/cards.repository';
 import { AppConfig } from '../config/app-config';
+import type { EventDetails } from '../transactions/events/event-payload';
 import type { GatewayOperation } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Trigger } from '../transactions/state-machine';
@@ -39,6 +44,7 @@ export class AttemptSettlement {
     private readonly adapters: GatewayAdapters,
     private readonly attempts: PaymentAttemptsRepository,
     private readonly config: AppConfig,
+    private readonly cards: CardsRepository,
   ) {}
 
   /**
@@ -54,15 +60,21 @@ export class AttemptSettlement {
   ): Promise<Transaction> {
     const target = await this.transactionOf(attempt);
     const trigger = triggerFor(answer, operation);
+    const details: EventDetails = {
+      referenceNumber: attempt.referenceNumber,
+      result: answer.result === 'declined' ? 'failed' : answer.result,
+    };
     const outcome = await this.transitions.apply(target, {
       trigger,
       settles: attempt.referenceNumber,
       amounts: trigger === 'attempt_paid' ? { paidAmount: attempt.amount } : undefined,
-      details: {
-        referenceNumber: attempt.referenceNumber,
-        result: answer.result === 'declined' ? 'failed' : answer.result,
+      details,
+      alsoWrite: async (manager, row) => {
+        await this.attempts.markSettled(attempt.referenceNumber, manager);
+        // Written before the event, so the payment's webhook carries the card (`token`).
+        const card = await this.cardOf(attempt, answer, row, manager);
+        if (card) details.card = toCardDto(card);
       },
-      alsoWrite: (manager) => this.attempts.markSettled(attempt.referenceNumber, manager),
     });
     if (outcome.applied) return outcome.transaction;
     const now = outcome.transaction ?? target;
@@ -78,6 +90,42 @@ export class AttemptSettlement {
       }
     }
     return now;
+  }
+
+  /**
+   * The card of a settled attempt (SPEC §15): saved now when the attempt asked to and the gateway
+   * tokenized it, or the saved card it charged; null for a one-off payment.
+   */
+  private async cardOf(
+    attempt: PaymentAttempt,
+    answer: StoredAnswer,
+    tx: Transaction,
+    manager: EntityManager,
+  ): Promise<Card | null> {
+    const card = attempt.card;
+    if (!card) return null;
+    if (card.savedCardToken) return manager.findOne(Card, { where: { token: card.savedCardToken } });
+    if (
+      !card.save ||
+      answer.result !== 'success' ||
+      !answer.gatewayToken ||
+      !card.fingerprint ||
+      !tx.customerId
+    ) {
+      return null;
+    }
+    return this.cards.save(manager, {
+      customerId: tx.customerId,
+      pgCode: attempt.pgCode,
+      brand: card.brand,
+      nameOnCard: card.nameOnCard,
+      last4: card.last4,
+      expiryMonth: card.expiryMonth,
+      expiryYear: card.expiryYear,
+      fingerprint: card.fingerprint,
+      gatewayToken: answer.gatewayToken,
+      agreementId: tx.paymentType === 'auto_debit' ? (tx.agreement?.id ?? null) : null,
+    });
   }
 
   /** Frees the transaction from an attempt the gateway never received (nothing was charged). */
@@ -106,7 +154,9 @@ export class AttemptSettlement {
   async finish(attempt: PaymentAttempt): Promise<FinishResult> {
     const tx = await this.transactionOf(attempt);
     let answer: StoredAnswer | null =
-      attempt.result === 'pending' ? null : { result: attempt.result, responseCode: attempt.responseCode };
+      attempt.result === 'pending'
+        ? null
+        : { result: attempt.result, responseCode: attempt.responseCode, gatewayToken: attempt.gatewayToken };
     if (!answer) {
       const gateway = await this.gateways.findByCode(attempt.pgCode);
       const adapter = gateway ? this.adapters.for(gateway) : null;

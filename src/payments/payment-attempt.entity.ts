@@ -1,12 +1,30 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { MoneyColumn, TimestampColumn } from '../database/columns';
+import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
+
+/**
+ * The card of an attempt as it may be kept (SPEC §15): enough to save it once the gateway has
+ * answered — also when the reconciler settles the attempt later — and never the number or CVC.
+ */
+export interface AttemptCard {
+  brand: string;
+  last4: string;
+  expiryMonth: number;
+  expiryYear: number;
+  nameOnCard: string;
+  /** Keyed hash of the number (typed cards only). */
+  fingerprint?: string;
+  /** Save the card when the attempt succeeds. */
+  save: boolean;
+  /** The saved card this attempt charges (auto-debit, or picked on the page). */
+  savedCardToken?: string;
+}
 
 export const ATTEMPT_RESULTS = ['pending', 'success', 'declined', 'error'] as const;
 export type AttemptResult = (typeof ATTEMPT_RESULTS)[number];
 
 /**
  * One payment attempt on a transaction: the reference number, the gateway code, the result and the
- * gateway's response code. Never any card data. Its life (SPEC §17): written `pending` before the
+ * gateway's response code; of the card only what may be kept (AttemptCard). Its life (SPEC §17): written `pending` before the
  * gateway is called; the answer stored as soon as it arrives (`completed_at`); then the
  * transaction settled from it (`settled_at`) — each step durable before the next, so a crash at
  * any point leaves something the reconciler can finish.
@@ -31,6 +49,13 @@ export class PaymentAttempt {
   /** The gateway's own response code (sandbox: `00` approved, `05` declined, `96` error). */
   @Column({ name: 'response_code', type: 'varchar', length: 32 })
   responseCode: string;
+
+  /** The gateway's token of the card, when it saved it (with the answer). */
+  @Column({ name: 'gateway_token', type: 'varchar', length: 128, nullable: true })
+  gatewayToken: string | null;
+
+  @JsonColumn({ nullable: true })
+  card: AttemptCard | null;
 
   @MoneyColumn()
   amount: string;

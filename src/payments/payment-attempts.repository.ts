@@ -9,6 +9,8 @@ import { PaymentAttempt, type AttemptResult } from './payment-attempt.entity';
 export interface StoredAnswer {
   result: Exclude<AttemptResult, 'pending'>;
   responseCode: string;
+  /** The gateway's token of a card it saved (SPEC §15). */
+  gatewayToken?: string | null;
 }
 
 @Injectable()

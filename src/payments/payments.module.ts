@@ -1,6 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CardsModule } from '../cards/cards.module';
+import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { SandboxToken } from './adapters/sandbox-token.entity';
+import { AutoDebitController } from './auto-debit.controller';
+import { AutoDebitService } from './auto-debit.service';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { GATEWAY_ADAPTERS, type GatewayAdapter } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
@@ -18,8 +24,15 @@ import { TestHelpersController } from './test-helpers.controller';
  * added to the GATEWAY_ADAPTERS list below, beside the sandbox one.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentAttempt, SandboxCharge]), TransactionsModule, GatewaysModule],
-  controllers: [TestHelpersController],
+  imports: [
+    TypeOrmModule.forFeature([PaymentAttempt, SandboxCharge, SandboxToken]),
+    TransactionsModule,
+    GatewaysModule,
+    CardsModule,
+    EventsModule,
+    IdempotencyModule,
+  ],
+  controllers: [TestHelpersController, AutoDebitController],
   providers: [
     SandboxGatewayAdapter,
     {
@@ -31,6 +44,7 @@ import { TestHelpersController } from './test-helpers.controller';
     PaymentAttemptsRepository,
     AttemptSettlement,
     PaymentsService,
+    AutoDebitService,
     ReconcilerJob,
   ],
   exports: [PaymentsService, AttemptSettlement, GatewayAdapters],

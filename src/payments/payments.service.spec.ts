@@ -5,6 +5,9 @@ import { Test } from '@nestjs/testing';
 import { PermissionDenied, ServiceUnavailable } from '../common/errors/domain-errors';
 import type { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
+import { CardFingerprints } from '../cards/card-fingerprints';
+import { numberOnlyDefaults, readNewCard } from '../cards/card-input';
+import { CardsRepository } from '../cards/cards.repository';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
@@ -15,7 +18,7 @@ import type { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 import { AttemptRefused, PaymentsService } from './payments.service';
 
-const CARD = '4111 1111 1111 1111';
+const CARD = { card: readNewCard({ card: '4111 1111 1111 1111' }, numberOnlyDefaults()), save: false };
 
 /** What happened, in order: the claim, the gateway call, the stored answer, the settlement. */
 type Step = { step: 'claim' | 'pay' | 'inquire' | 'store' | 'settle'; detail?: unknown };
@@ -55,6 +58,8 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         PaymentsService,
+        { provide: CardsRepository, useValue: {} },
+        { provide: CardFingerprints, useValue: {} },
         { provide: TransactionsService, useValue: { get: () => Promise.resolve(tx) } },
         { provide: GatewaysService, useValue: { findByCode: () => Promise.resolve(gateway) } },
         {
@@ -120,16 +125,16 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
   const names = () => steps.map((s) => s.step);
 
   it('claims, asks the gateway for the stored amount with the digits only, stores the answer, then settles', async () => {
-    const result = await payments.attempt(tx.sessionId, { card: CARD });
+    const result = await payments.attempt(tx.sessionId, { payWith: CARD });
     assert.deepEqual(names(), ['claim', 'pay', 'store', 'settle']);
-    assert.deepEqual(steps[1].detail, { amount: '86.500', card: '4111111111111111' });
+    assert.deepEqual(steps[1].detail, { amount: '86.500', card: { number: '4111111111111111' } });
     assert.equal(result.transaction.state, 'paid');
     assert.match(result.referenceNumber, /^[0-9A-F]{20}$/);
   });
 
   it('has the answer stored when settling fails', async () => {
     settleFails = true;
-    await assert.rejects(payments.attempt(tx.sessionId, { card: CARD }), /database gone/);
+    await assert.rejects(payments.attempt(tx.sessionId, { payWith: CARD }), /database gone/);
     assert.deepEqual(names(), ['claim', 'pay', 'store', 'settle']);
     assert.deepEqual(steps[2].detail, { result: 'success', responseCode: '00' });
   });
@@ -137,7 +142,7 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
   it('asks the gateway what it did when the adapter fails, and stores that', async () => {
     adapter.pay = () => Promise.reject(new Error('connection reset'));
     adapter.inquire = () => Promise.resolve({ result: 'success', responseCode: '00' });
-    const result = await payments.attempt(tx.sessionId, { card: CARD });
+    const result = await payments.attempt(tx.sessionId, { payWith: CARD });
     assert.deepEqual(names(), ['claim', 'pay', 'inquire', 'store', 'settle']);
     assert.equal(result.result, 'success');
   });
@@ -145,7 +150,7 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
   it('stores a gateway error when the gateway never received the attempt (nothing charged)', async () => {
     adapter.pay = () => Promise.reject(new Error('connection refused'));
     adapter.inquire = () => Promise.resolve(null);
-    const result = await payments.attempt(tx.sessionId, { card: CARD });
+    const result = await payments.attempt(tx.sessionId, { payWith: CARD });
     assert.deepEqual(steps[3].detail, { result: 'error', responseCode: 'adapter-error' });
     assert.equal(result.result, 'error');
   });
@@ -153,16 +158,19 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
   it('leaves the attempt pending (503, nothing stored) when the gateway cannot be asked either', async () => {
     adapter.pay = () => Promise.reject(new Error('timeout'));
     adapter.inquire = () => Promise.reject(new Error('timeout'));
-    await assert.rejects(payments.attempt(tx.sessionId, { card: CARD }), ServiceUnavailable);
+    await assert.rejects(payments.attempt(tx.sessionId, { payWith: CARD }), ServiceUnavailable);
     assert.deepEqual(names(), ['claim', 'pay', 'inquire']);
   });
 
   it('never reaches the gateway for a transaction that is not payable, or a production gateway from the test helper', async () => {
     tx.state = 'paid';
-    await assert.rejects(payments.attempt(tx.sessionId, { card: CARD }), AttemptRefused);
+    await assert.rejects(payments.attempt(tx.sessionId, { payWith: CARD }), AttemptRefused);
     tx.state = 'created';
     gateway.type = 'production';
-    await assert.rejects(payments.attempt(tx.sessionId, { card: CARD, sandboxOnly: true }), PermissionDenied);
+    await assert.rejects(
+      payments.attempt(tx.sessionId, { payWith: CARD, sandboxOnly: true }),
+      PermissionDenied,
+    );
     assert.deepEqual(names(), []);
   });
 });

@@ -12,13 +12,16 @@ import {
 import { isSandbox, type Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Transaction } from '../transactions/transaction.entity';
-import { isPayable } from '../transactions/transaction-state';
+import { isPayable, isSavingPaymentType } from '../transactions/transaction-state';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
-import type { AttemptOutcome, GatewayAdapter } from './adapters/gateway-adapter';
+import { CardFingerprints } from '../cards/card-fingerprints';
+import { isExpired, type NewCard } from '../cards/card-input';
+import { CardsRepository } from '../cards/cards.repository';
+import type { AttemptOutcome, GatewayAdapter, PayInput } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
-import { PaymentAttempt } from './payment-attempt.entity';
+import { PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 
 /** How long a second attempt waits for the one in flight to settle before it answers. */
@@ -29,9 +32,15 @@ const CLAIM_ROUNDS = 3;
 
 export const ATTEMPT_IN_PROGRESS = 'A payment attempt for this transaction is already in progress.';
 
+/**
+ * What the customer pays with: a card typed now (checked by readNewCard; `save` asks to keep it),
+ * or one of their saved cards by token.
+ */
+export type PaymentCard = { card: NewCard; save: boolean } | { savedCardToken: string };
+
 export interface AttemptRequest {
-  /** The card number as typed (spaces and dashes allowed). Never stored or logged. */
-  card: unknown;
+  /** Never stored or logged beyond what AttemptCard keeps. */
+  payWith: PaymentCard;
   /** The payment method the customer chose (payment page URL); must be the transaction's. */
   pgCode?: string;
   /** The test helper runs only against sandbox gateways (SPEC §9). */
@@ -83,6 +92,8 @@ export class PaymentsService {
     private readonly adapters: GatewayAdapters,
     private readonly attempts: PaymentAttemptsRepository,
     private readonly settlement: AttemptSettlement,
+    private readonly cards: CardsRepository,
+    private readonly fingerprints: CardFingerprints,
   ) {}
 
   /**
@@ -104,12 +115,12 @@ export class PaymentsService {
       throw new PermissionDenied('Test helpers only work with gateways of type "sandbox".');
     }
     if (!isPayable(opened.state)) throw notPayable(opened);
-    const card = normalizeCard(request.card);
     const adapter = this.adapters.for(gateway);
     if (!adapter) throw new BadRequest(`Gateway "${gateway.code}" cannot take payments yet.`);
+    const { charge, keep } = await this.chargeFor(request.payWith, opened, gateway);
 
-    const { attempt, transaction } = await this.claim(opened);
-    const answer = await this.ask(adapter, gateway, attempt, transaction, card);
+    const { attempt, transaction } = await this.claim(opened, keep);
+    const answer = await this.ask(adapter, gateway, attempt, transaction, charge, keep.save);
     return {
       transaction: await this.settlement.settle(attempt, answer, transaction.operation),
       referenceNumber: attempt.referenceNumber,
@@ -128,12 +139,74 @@ export class PaymentsService {
    * not payable or another attempt holds it (after waiting a moment for that one to settle). An
    * attempt found holding it long after its request should have finished is settled first.
    */
-  private async claim(opened: Transaction): Promise<{ attempt: PaymentAttempt; transaction: Transaction }> {
+  /**
+   * What the gateway charges and what the attempt keeps of the card (SPEC §15). A typed card is
+   * saved when asked to or when the transaction's payment_type says so — only for a customer, on a
+   * tokenizable gateway. A saved card must be the transaction's customer's, on its gateway, and
+   * not expired (400 under `token`).
+   */
+  private async chargeFor(
+    payWith: PaymentCard,
+    tx: Transaction,
+    gateway: Gateway,
+  ): Promise<{ charge: PayInput['card']; keep: AttemptCard }> {
+    if ('savedCardToken' in payWith) {
+      const saved = await this.cards.findByToken(payWith.savedCardToken);
+      if (!saved || !tx.customerId || saved.customerId !== tx.customerId || saved.pgCode !== tx.pgCode) {
+        throw new FieldErrors({
+          token: ["No saved card with this token belongs to this transaction's customer and gateway."],
+        });
+      }
+      if (isExpired(saved.expiryMonth, saved.expiryYear))
+        throw new FieldErrors({ token: ['This card has expired.'] });
+      return {
+        charge: { gatewayToken: saved.gatewayToken },
+        keep: {
+          brand: saved.brand,
+          last4: saved.last4,
+          expiryMonth: saved.expiryMonth,
+          expiryYear: saved.expiryYear,
+          nameOnCard: saved.nameOnCard,
+          save: false,
+          savedCardToken: saved.token,
+        },
+      };
+    }
+    const { card } = payWith;
+    const save = payWith.save || isSavingPaymentType(tx.paymentType);
+    if (save && !tx.customerId) {
+      throw new FieldErrors({
+        save_card: ['A card can only be saved for a transaction with a customer_id.'],
+      });
+    }
+    if (save && !gateway.tokenizable) {
+      throw new FieldErrors({ save_card: [`Gateway "${gateway.code}" cannot save cards.`] });
+    }
+    return {
+      charge: { number: card.number },
+      keep: {
+        brand: card.brand,
+        last4: card.number.slice(-4),
+        expiryMonth: card.expiryMonth,
+        expiryYear: card.expiryYear,
+        nameOnCard: card.nameOnCard,
+        fingerprint: save ? this.fingerprints.of(card.number) : undefined,
+        save,
+      },
+    };
+  }
+
+  private async claim(
+    opened: Transaction,
+    card: AttemptCard,
+  ): Promise<{ attempt: PaymentAttempt; transaction: Transaction }> {
     for (let round = 1; ; round++) {
       const attempt = Object.assign(new PaymentAttempt(), {
         referenceNumber: randomBytes(10).toString('hex').toUpperCase(),
         result: 'pending',
         responseCode: '',
+        gatewayToken: null,
+        card,
         createdAt: new Date(),
         completedAt: null,
         settledAt: null,
@@ -189,7 +262,8 @@ export class PaymentsService {
     gateway: Gateway,
     attempt: PaymentAttempt,
     tx: Transaction,
-    card: string,
+    card: PayInput['card'],
+    saveCard: boolean,
   ): Promise<StoredAnswer> {
     let answer: AttemptOutcome;
     try {
@@ -200,6 +274,7 @@ export class PaymentsService {
         currencyCode: attempt.currencyCode,
         operation: tx.operation,
         card,
+        saveCard,
       });
     } catch (error) {
       this.logger.error({ err: error, adapter: adapter.name }, 'Gateway adapter failed during an attempt');
@@ -237,16 +312,4 @@ export class PaymentsService {
 
 export function notPayable(tx: Transaction): AttemptRefused {
   return new AttemptRefused(`A transaction in state "${tx.state}" can no longer be paid.`, tx);
-}
-
-/** Digits only; spaces and dashes are allowed between groups. 400 when it is no card number. */
-export function normalizeCard(card: unknown): string {
-  if (typeof card !== 'string' || card.trim() === '') {
-    throw new FieldErrors({
-      card: [card === undefined ? 'This field is required.' : 'Enter a valid card number.'],
-    });
-  }
-  const digits = card.replace(/[\s-]/g, '');
-  if (!/^\d{12,19}$/.test(digits)) throw new FieldErrors({ card: ['Enter a valid card number.'] });
-  return digits;
 }

@@ -16,6 +16,7 @@ import { TransactionDto } from '../transactions/dto/transaction.dto';
 import { TransactionsService } from '../transactions/transactions.service';
 import { PayWithTestCardDto } from './dto/pay-with-test-card.dto';
 import { PaymentsService } from './payments.service';
+import { numberOnlyDefaults, readNewCard } from '../cards/card-input';
 
 @ApiTags('Test helpers')
 @Controller('b/checkout/v1/test-helpers/pymt-txn')
@@ -47,7 +48,11 @@ export class TestHelpersController {
     @Body() body: PayWithTestCardDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TransactionDto> {
-    const { transaction } = await this.payments.attempt(sessionId, { card: body.card, sandboxOnly: true });
+    const card = readNewCard(body, numberOnlyDefaults());
+    const { transaction } = await this.payments.attempt(sessionId, {
+      payWith: { card, save: body.save_card ?? false },
+      sandboxOnly: true,
+    });
     const view = await this.transactions.represent(transaction);
     res.setHeader('ETag', view.etag);
     return view.body;

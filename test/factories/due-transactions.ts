@@ -48,6 +48,8 @@ export function dueTransactionRow(expiresAt: Date, options: DueTransactionsOptio
     language: 'en',
     shortifyAttachmentUrl: false,
     shortifyCheckoutUrl: false,
+    paymentType: 'one_off',
+    agreement: null,
     checkoutShortUrl: '',
     attachmentShortUrl: '',
     initiatorId: null,

@@ -222,12 +222,19 @@ describe('test helper: pay a sandbox transaction with a test card', () => {
       .send({ card: '4111-1111-1111-111x' })
       .expect(400);
     assert.deepEqual(letters.body, { card: ['Enter a valid card number.'] });
-    // 12 digits is the shortest accepted number (declined: not a test card).
+    const notLuhn = await t
+      .http()
+      .post(pay(id))
+      .set('Authorization', s.apiKey)
+      .send({ card: '4111 1111 1111 1112' })
+      .expect(400);
+    assert.deepEqual(notLuhn.body, { card: ['Enter a valid card number.'] });
+    // 12 Luhn-valid digits is the shortest accepted number (declined: not a test card).
     const shortest = await t
       .http()
       .post(pay(id))
       .set('Authorization', s.apiKey)
-      .send({ card: '4111 1111 1111' })
+      .send({ card: '4111 1111 1117' })
       .expect(200);
     assert.equal(shortest.body.state, 'failed');
   });
@@ -300,9 +307,11 @@ describe('test helper: pay a sandbox transaction with a test card', () => {
     assert.ok(!dump.includes('4111111111111111') && !dump.includes('4000000000000002'));
     assert.deepEqual(Object.keys(rows[0]).sort(), [
       'amount',
+      'card',
       'completed_at',
       'created_at',
       'currency_code',
+      'gateway_token',
       'id',
       'pg_code',
       'reference_number',

@@ -55,6 +55,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     ATTACHMENT_DIR: attachmentDir,
+    CARD_FINGERPRINT_KEY: 'test-card-fingerprint-key-0123456789abcdef',
     ...db.env,
     ...options.env,
   });

@@ -122,6 +122,10 @@ export const EmailListField = (
     IsEmail({}, { each: true, message: MSG.email }),
   );
 
+/** A JSON number read as its decimal text (the JSON parser keeps the original digits). */
+export const numberToText = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'number' ? String(value) : value;
+
 /** A whole number's text (`"12"`) as the number: form bodies carry only text, DRF reads both. */
 export function toInteger(value: unknown): unknown {
   return typeof value === 'string' && /^-?\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value;

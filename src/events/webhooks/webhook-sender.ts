@@ -20,9 +20,15 @@ export class WebhookSender {
     private readonly adminConfig: AdminConfigService,
   ) {}
 
+  /** The webhook body of an event: its payload and `signature` (empty without a signing key). */
+  async signedPayload(event: OutboxEvent): Promise<Record<string, unknown>> {
+    const key = await this.adminConfig.webhookSigningKey();
+    return { ...event.payload, signature: key ? payloadSignature(event.payload, key) : '' };
+  }
+
   async build(event: OutboxEvent, now = new Date()): Promise<WebhookRequest> {
     const key = await this.adminConfig.webhookSigningKey();
-    const payload = { ...event.payload, signature: key ? payloadSignature(event.payload, key) : '' };
+    const payload = await this.signedPayload(event);
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(now.getTime() / 1000);
     const headers: Record<string, string> = {
@@ -30,7 +36,7 @@ export class WebhookSender {
       'webhook-timestamp': String(timestamp),
     };
     if (key) {
-      headers['Signature'] = payload.signature;
+      headers['Signature'] = String(payload.signature);
       headers['webhook-signature'] = standardWebhookSignature(event.eventId, timestamp, body, key);
     }
     return { body, headers };

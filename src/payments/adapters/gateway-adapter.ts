@@ -15,14 +15,21 @@ export interface PayInput {
   currencyCode: string;
   /** `purchase` charges; `authorize` only holds the amount until a capture or a void. */
   operation: GatewayOperation;
-  /** The card number, digits only. Used for this call only: never stored, never logged. */
-  card: string;
+  /**
+   * What to charge: the card number (digits only; used for this call only, never stored, never
+   * logged), or the gateway's token of a card it saved earlier (SPEC §15).
+   */
+  card: { number: string } | { gatewayToken: string };
+  /** Tokenize the card: on success the outcome carries the gateway's token for it. */
+  saveCard: boolean;
 }
 
 export interface AttemptOutcome {
   result: 'success' | 'declined' | 'error';
   /** The gateway's response code, stored with the attempt. */
   responseCode: string;
+  /** The gateway's token of the card, when it was asked to save it and the charge succeeded. */
+  gatewayToken?: string | null;
 }
 
 export interface InquiryInput {

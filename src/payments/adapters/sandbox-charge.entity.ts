@@ -16,6 +16,10 @@ export class SandboxCharge {
   @Column({ name: 'response_code', type: 'varchar', length: 32 })
   responseCode: string;
 
+  /** The token issued with this charge, when the card was saved. */
+  @Column({ name: 'gateway_token', type: 'varchar', length: 128, nullable: true })
+  gatewayToken: string | null;
+
   @MoneyColumn()
   amount: string;
 

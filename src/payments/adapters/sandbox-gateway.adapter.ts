@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
@@ -12,19 +13,28 @@ import type {
   PayInput,
 } from './gateway-adapter';
 import { SandboxCharge } from './sandbox-charge.entity';
+import { SandboxToken } from './sandbox-token.entity';
 
-/** SPEC §9's test cards (digits only) and what each one does. */
+/** SPEC §9's test cards (digits only) and what each one does; the last two are SPEC §15's. */
 export const TEST_CARDS = {
   success: '4111111111111111',
   declined: '4000000000000002',
   error: '4000000000000119',
+  /** Pays and can be saved; later charges with its token are declined. */
+  savedThenDeclined: '4000000000000341',
+  /** Pays and can be saved; later charges with its token end in a gateway error. */
+  savedThenError: '4000000000000358',
 } as const;
+
+type Result = AttemptOutcome['result'];
+const RESPONSE_CODES: Record<Result, string> = { success: '00', declined: '05', error: '96' };
 
 /**
  * The sandbox gateway: decides by test card, talks to no one. Serves every gateway of type
  * `sandbox`, whatever its `pg`. A card number that is none of the test cards is declined, as a real
  * sandbox would decline an unknown card. Like a real gateway it keeps its own record of each
- * charge (`sandbox_charges`, never card data), so `inquire` can answer for it later.
+ * charge (`sandbox_charges`, never card data), so `inquire` can answer for it later, and a vault
+ * of the cards it tokenized (`sandbox_tokens`): a token charges as its test card does later on.
  */
 @Injectable()
 export class SandboxGatewayAdapter implements GatewayAdapter {
@@ -32,6 +42,7 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
 
   constructor(
     @InjectRepository(SandboxCharge) private readonly charges: Repository<SandboxCharge>,
+    @InjectRepository(SandboxToken) private readonly tokens: Repository<SandboxToken>,
     private readonly uow: UnitOfWork,
   ) {}
 
@@ -40,12 +51,24 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
   }
 
   async pay(input: PayInput): Promise<AttemptOutcome> {
-    const outcome = decide(input.card);
-    // The gateway's side of the charge: recorded before it answers, as a gateway's ledger is.
+    const result = await this.resultOf(input.card);
+    const outcome: AttemptOutcome = { result, responseCode: RESPONSE_CODES[result], gatewayToken: null };
+    // The gateway's side (the token it issues, the charge): recorded before it answers, as a
+    // gateway's ledger is. A token left without its charge by a crash is never handed out.
+    if (input.saveCard && result === 'success' && 'number' in input.card) {
+      const token = {
+        token: `sbx_${randomBytes(24).toString('base64url')}`,
+        laterResult: laterResultOf(input.card.number),
+      };
+      await this.uow.retrying(() => this.tokens.insert({ ...token, createdAt: new Date() }));
+      outcome.gatewayToken = token.token;
+    }
     await this.uow.retrying(() =>
       this.charges.insert({
         referenceNumber: input.referenceNumber,
-        ...outcome,
+        result: outcome.result,
+        responseCode: outcome.responseCode,
+        gatewayToken: outcome.gatewayToken ?? null,
         amount: input.amount,
         currencyCode: input.currencyCode,
         createdAt: new Date(),
@@ -56,21 +79,35 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
 
   async inquire(input: InquiryInput): Promise<AttemptOutcome | null> {
     const charge = await this.charges.findOne({ where: { referenceNumber: input.referenceNumber } });
-    return charge ? { result: charge.result, responseCode: charge.responseCode } : null;
+    return charge
+      ? { result: charge.result, responseCode: charge.responseCode, gatewayToken: charge.gatewayToken }
+      : null;
   }
 
   followUp(_input: FollowUpInput): Promise<FollowUpOutcome> {
     return Promise.resolve({ result: 'success' });
   }
+
+  private async resultOf(card: PayInput['card']): Promise<Result> {
+    if ('gatewayToken' in card) {
+      const saved = await this.tokens.findOne({ where: { token: card.gatewayToken } });
+      return saved?.laterResult ?? 'declined'; // a token this vault never issued
+    }
+    switch (card.number) {
+      case TEST_CARDS.success:
+      case TEST_CARDS.savedThenDeclined:
+      case TEST_CARDS.savedThenError:
+        return 'success';
+      case TEST_CARDS.error:
+        return 'error';
+      default:
+        return 'declined';
+    }
+  }
 }
 
-function decide(card: string): AttemptOutcome {
-  switch (card) {
-    case TEST_CARDS.success:
-      return { result: 'success', responseCode: '00' };
-    case TEST_CARDS.error:
-      return { result: 'error', responseCode: '96' };
-    default:
-      return { result: 'declined', responseCode: '05' };
-  }
+function laterResultOf(number: string): Result {
+  if (number === TEST_CARDS.savedThenDeclined) return 'declined';
+  if (number === TEST_CARDS.savedThenError) return 'error';
+  return 'success';
 }

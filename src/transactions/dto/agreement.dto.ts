@@ -7,6 +7,7 @@ import {
   ChoiceField,
   DateField,
   IntField,
+  numberToText,
   TextField,
 } from '../../common/validation/field-decorators';
 import {
@@ -15,9 +16,6 @@ import {
   type AgreementType,
   type AmountVariability,
 } from '../transaction-state';
-
-/** A JSON number is read as its decimal text (as `amount`). */
-const numberToText = ({ value }: { value: unknown }) => (typeof value === 'number' ? String(value) : value);
 
 /**
  * The merchant's agreement with the customer under which a saved card is charged later (SPEC §15,

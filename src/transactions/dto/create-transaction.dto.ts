@@ -25,6 +25,7 @@ import {
   ChoiceField,
   EmailField,
   EmailListField,
+  numberToText,
   TextField,
   UrlField,
 } from '../../common/validation/field-decorators';
@@ -44,8 +45,6 @@ const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? va
 /** order_no is an identifier compared for uniqueness: surrounding spaces never count (as DRF trims). */
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const lower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);
-/** A JSON number is read as its decimal text (the JSON parser keeps the original digits). */
-const numberToText = ({ value }: { value: unknown }) => (typeof value === 'number' ? String(value) : value);
 /** Notification channel keys in any case (`SMS` too), then the nested DTO to validate. */
 const toNotifications = ({ value }: { value: unknown }) =>
   typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -2,6 +2,7 @@ import { computeFee, formatAmount } from '../../common/money/money';
 import type { EventName } from '../../events/event-types';
 import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
 import type { Transaction } from '../transaction.entity';
+import type { CardDto } from '../../cards/dto/card.dto';
 
 /** What an event carries beside the transaction's own fields. */
 export interface EventDetails {
@@ -13,6 +14,8 @@ export interface EventDetails {
   referenceNumber?: string;
   /** `success` / `failed` / `error` of the attempt or operation. */
   result?: string;
+  /** The card a payment saved or charged (SPEC §15): the webhook's `token`. */
+  card?: CardDto;
 }
 
 export interface PayloadInput {
@@ -69,6 +72,7 @@ export function buildEventPayload(input: PayloadInput): Record<string, unknown> 
     extra: tx.extra,
     timestamp_utc: utcTimestamp(input.at),
   };
+  if (details.card) payload.token = details.card;
   if (details.operation !== undefined) {
     payload.operation = details.operation;
     payload.operation_amount =

@@ -1,0 +1,22 @@
+import type { Card } from './card.entity';
+import { isExpired } from './card-input';
+import type { CardDto } from './dto/card.dto';
+
+/** The card object of SPEC §15 (API answers and the `token` of a payment's webhook). */
+export function toCardDto(card: Card, now: Date = new Date()): CardDto {
+  return {
+    token: card.token,
+    customer_id: card.customerId,
+    pg_code: card.pgCode,
+    brand: card.brand,
+    name_on_card: card.nameOnCard,
+    number: `**** ${card.last4}`,
+    expiry_month: String(card.expiryMonth).padStart(2, '0'),
+    expiry_year: String(card.expiryYear),
+    is_expired: isExpired(card.expiryMonth, card.expiryYear, now),
+    cvv_required: true,
+    is_preferred: card.isPreferred,
+    agreements: card.agreements,
+    created_at: card.createdAt.toISOString(),
+  };
+}

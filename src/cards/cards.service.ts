@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { mayUseGateway, type Principal } from '../auth/principal';
+import { NotFound } from '../common/errors/domain-errors';
+import type { GatewayType } from '../gateways/gateway.entity';
+import { GatewaysService } from '../gateways/gateways.service';
+import { toCardDto } from './card.view';
+import { CardsRepository } from './cards.repository';
+import type { CardDto } from './dto/card.dto';
+
+/** The saved-card API (SPEC §15): a credential only reaches cards of gateways it may use. */
+@Injectable()
+export class CardsService {
+  constructor(
+    private readonly cards: CardsRepository,
+    private readonly gateways: GatewaysService,
+  ) {}
+
+  async list(
+    principal: Principal,
+    customerId: string,
+    type: GatewayType,
+    pgCodes?: string[],
+  ): Promise<CardDto[]> {
+    const codes = await this.reachableCodes(principal, type);
+    const wanted = pgCodes ? codes.filter((code) => pgCodes.includes(code)) : codes;
+    return (await this.cards.list(customerId, wanted)).map((card) => toCardDto(card));
+  }
+
+  /** Deletes a saved card; another customer's, another type's or an unknown token → 404. */
+  async remove(principal: Principal, token: string, customerId: string, type: GatewayType): Promise<void> {
+    const card = await this.cards.findByToken(token);
+    const codes = await this.reachableCodes(principal, type);
+    if (!card || card.customerId !== customerId || !codes.includes(card.pgCode)) throw new NotFound();
+    await this.cards.remove(card);
+  }
+
+  /** Codes of the gateways of this type the caller may use (inactive ones too: their cards stay visible). */
+  private async reachableCodes(principal: Principal, type: GatewayType): Promise<string[]> {
+    return (await this.gateways.list())
+      .filter((gateway) => gateway.type === type && mayUseGateway(principal, gateway.code))
+      .map((gateway) => gateway.code);
+  }
+}
