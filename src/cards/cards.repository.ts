@@ -91,8 +91,9 @@ export class CardsRepository {
     return this.repo.find({ where: { customerId, pgCode: In(pgCodes) }, order: { id: 'ASC' } });
   }
 
-  findByToken(token: string): Promise<Card | null> {
-    return this.repo.findOne({ where: { token } });
+  /** By token; inside a unit of work when `manager` is given. */
+  findByToken(token: string, manager?: EntityManager): Promise<Card | null> {
+    return (manager?.getRepository(Card) ?? this.repo).findOne({ where: { token } });
   }
 
   async remove(card: Card): Promise<void> {

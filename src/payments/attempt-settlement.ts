@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Card } from '../cards/card.entity';
+import type { Card } from '../cards/card.entity';
 import { toCardDto } from '../cards/card.view';
 import { CardsRepository } from '../cards/cards.repository';
 import { AppConfig } from '../config/app-config';
@@ -104,7 +104,7 @@ export class AttemptSettlement {
   ): Promise<Card | null> {
     const card = attempt.card;
     if (!card) return null;
-    if (card.savedCardToken) return manager.findOne(Card, { where: { token: card.savedCardToken } });
+    if (card.savedCardToken) return this.cards.findByToken(card.savedCardToken, manager);
     if (
       !card.save ||
       answer.result !== 'success' ||

@@ -280,6 +280,18 @@ describe('saved cards and auto-debit', () => {
       assert.deepEqual([errored.body.state, errored.body.result], ['error', 'error']);
     });
 
+    it('refuses an expired card under token, and lists it as expired', async () => {
+      const token = await savedCard('cust-expired');
+      await t.app.get(DataSource).query('UPDATE cards SET expiry_year = 2020 WHERE token = ?', [token]);
+      const [card] = (await listCards('cust-expired').expect(200)).body as CardJson[];
+      assert.equal(card.is_expired, true);
+      const tx = await createTransaction(t, s, { customer_id: 'cust-expired' });
+      const res = await autoDebit({ session_id: tx.session_id, token }).expect(400);
+      assert.deepEqual(res.body, { token: ['This card has expired.'] });
+      const read = await t.http().get(`/b/checkout/v1/pymt-txn/${tx.session_id}/`).expect(200);
+      assert.equal(read.body.state, 'created');
+    });
+
     it("refuses another customer's, another gateway's or an unknown token under token, charging nothing", async () => {
       const token = await savedCard('cust-owner');
       const strangers = await createTransaction(t, s, { customer_id: 'cust-stranger' });
