@@ -62,7 +62,7 @@ export class CheckoutPagesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    sendPage(res, await this.pages.pay(sessionId, pgCode, body.card, readCookie(req, CSRF_COOKIE) ?? ''));
+    sendPage(res, await this.pages.pay(sessionId, pgCode, body, readCookie(req, CSRF_COOKIE) ?? ''));
   }
 
   @Get('static/checkout.css')

@@ -1,17 +1,28 @@
 import { isSandbox } from '../gateways/gateway.entity';
 import { Injectable } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
-import { numberOnlyDefaults, readNewCard } from '../cards/card-input';
+import { toCardDto } from '../cards/card.view';
+import { isExpired, readNewCard, readSavedCardCvc } from '../cards/card-input';
+import { CardsRepository } from '../cards/cards.repository';
+import { toBoolean } from '../common/validation/field-decorators';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
-import { AttemptRefused, PaymentsService } from '../payments/payments.service';
+import { AttemptRefused, type PaymentCard, PaymentsService } from '../payments/payments.service';
+import { isSavingPaymentType } from '../transactions/transaction-state';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
 import { pageLanguage, stringsFor } from './i18n';
 import { originOf, type PageResponse } from './page-response';
-import { checkoutPage, paymentPage, resultPage } from './templates';
+import {
+  checkoutPage,
+  paymentPage,
+  type PaymentField,
+  type PaymentView,
+  resultPage,
+  type SavedCardOption,
+} from './templates';
 
 /** Our own page paths (relative: the browser stays on the origin it came in through). */
 export const checkoutPagePath = (sessionId: string): string => `/b/checkout/txn/${sessionId}`;
@@ -19,8 +30,8 @@ const cancelPath = (sessionId: string): string => `/b/checkout/txn/${sessionId}/
 
 /**
  * The hosted pages (SPEC §9): checkout page, the sandbox gateway's payment page, and what follows an
- * attempt or a cancel. Amounts always come from the stored transaction; the browser only sends a
- * card number (never stored) and the CSRF token.
+ * attempt or a cancel. Amounts always come from the stored transaction; the browser only sends the
+ * card (never stored beyond brand, last four, expiry and name) or a saved card's token, and the CSRF token.
  */
 @Injectable()
 export class CheckoutPagesService {
@@ -30,6 +41,7 @@ export class CheckoutPagesService {
     private readonly transitions: TransitionService,
     private readonly adminConfig: AdminConfigService,
     private readonly config: AppConfig,
+    private readonly cards: CardsRepository,
   ) {}
 
   get secureCookies(): boolean {
@@ -60,10 +72,18 @@ export class CheckoutPagesService {
     pgCode: string,
     csrfToken: string,
     status = 200,
-    problem: 'card' | 'in-progress' | null = null,
+    refused: RefusedSubmission = {},
   ): Promise<PageResponse> {
     const { transaction, gateway } = await this.payments.open(asSessionId(sessionId), pgCode);
     const ctx = await this.context(transaction);
+    const t = stringsFor(ctx.language);
+    const canSave = gateway.tokenizable && transaction.customerId !== '';
+    const errors = Object.fromEntries(
+      Object.entries(refused.errors ?? {}).map(([field, message]) => [
+        field,
+        t.cardMessages[message] ?? message,
+      ]),
+    );
     return this.htmlPage(
       status,
       paymentPage(
@@ -74,8 +94,11 @@ export class CheckoutPagesService {
           isSandbox: isSandbox(gateway),
           csrfToken,
           checkoutUrl: checkoutPagePath(transaction.sessionId),
-          cardError: problem === 'card' ? stringsFor(ctx.language).invalidCard : undefined,
-          notice: problem === 'in-progress' ? stringsFor(ctx.language).attemptInProgress : undefined,
+          savedCards: canSave ? await this.savedCards(transaction) : [],
+          save: !canSave ? 'none' : isSavingPaymentType(transaction.paymentType) ? 'required' : 'offer',
+          errors,
+          typed: refused.typed,
+          notice: refused.inProgress ? t.attemptInProgress : undefined,
         },
         ctx.language,
       ),
@@ -83,14 +106,27 @@ export class CheckoutPagesService {
     );
   }
 
-  async pay(sessionId: unknown, pgCode: string, card: unknown, csrfToken: string): Promise<PageResponse> {
+  async pay(
+    sessionId: unknown,
+    pgCode: string,
+    form: Record<string, unknown>,
+    csrfToken: string,
+  ): Promise<PageResponse> {
     const id = asSessionId(sessionId);
+    const savedCardToken = typeof form.saved_card === 'string' ? form.saved_card : '';
     try {
-      const typed = readNewCard({ card }, numberOnlyDefaults());
-      const attempt = await this.payments.attempt(id, { payWith: { card: typed, save: false }, pgCode });
+      const attempt = await this.payments.attempt(id, {
+        payWith: paymentCardOf(form, savedCardToken),
+        pgCode,
+      });
       return this.finish(attempt.transaction, attempt.referenceNumber);
     } catch (error) {
-      if (error instanceof FieldErrors) return this.paymentForm(id, pgCode, csrfToken, 400, 'card');
+      if (error instanceof FieldErrors) {
+        return this.paymentForm(id, pgCode, csrfToken, 400, {
+          errors: pageFieldErrors(error, savedCardToken !== ''),
+          typed: typedBack(form, savedCardToken),
+        });
+      }
       if (error instanceof AttemptRefused) {
         // Not charged: another attempt held the transaction, or it is not payable. The customer
         // sees its real state: paid by the other attempt → where a paid customer goes.
@@ -99,10 +135,24 @@ export class CheckoutPagesService {
           const winner = await this.payments.lastSuccessfulAttempt(tx);
           return this.finish(tx, winner?.referenceNumber ?? '');
         }
-        return this.paymentForm(id, pgCode, csrfToken, 409, tx.attemptInFlight ? 'in-progress' : null);
+        return this.paymentForm(id, pgCode, csrfToken, 409, { inProgress: tx.attemptInFlight !== null });
       }
       throw error;
     }
+  }
+
+  /** The customer's unexpired saved cards on this transaction's gateway, as the page lists them. */
+  private async savedCards(tx: Transaction): Promise<SavedCardOption[]> {
+    const cards = await this.cards.list(tx.customerId, [tx.pgCode]);
+    return cards
+      .filter((card) => !isExpired(card.expiryMonth, card.expiryYear))
+      .map((card) => {
+        const view = toCardDto(card);
+        return {
+          token: card.token,
+          label: `${view.brand} ${view.number} · ${view.expiry_month}/${view.expiry_year}`,
+        };
+      });
   }
 
   /** The customer cancels on the checkout page (SPEC §5 payable → canceled). */
@@ -179,6 +229,43 @@ export class CheckoutPagesService {
       imageSources: ctx.dto.payment_methods.map((m) => originOf(m.icon)).filter((o): o is string => !!o),
     };
   }
+}
+
+/** A refused payment form: the errors to show beside each field, what to fill in again. */
+interface RefusedSubmission {
+  errors?: Partial<Record<PaymentField, string>>;
+  typed?: PaymentView['typed'];
+  inProgress?: boolean;
+}
+
+/** What the form pays with: a saved card (with its CVC) or the card typed in (SPEC §15). */
+function paymentCardOf(form: Record<string, unknown>, savedCardToken: string): PaymentCard {
+  if (savedCardToken) return { savedCardToken, cvc: readSavedCardCvc(form.saved_cvc) };
+  return { card: readNewCard(form), save: toBoolean(form.save_card) === true };
+}
+
+/** The attempt's field errors under the form's own field names (first message each). */
+function pageFieldErrors(error: FieldErrors, savedCard: boolean): Partial<Record<PaymentField, string>> {
+  const rename: Record<string, PaymentField> = savedCard
+    ? { cvc: 'saved_cvc', token: 'saved_card' }
+    : { card: 'card', expiry: 'expiry', cvc: 'cvc', name_on_card: 'name_on_card', save_card: 'save_card' };
+  const errors: Partial<Record<PaymentField, string>> = {};
+  for (const [key, messages] of Object.entries(error.errors)) {
+    const field = rename[key];
+    if (field && Array.isArray(messages) && typeof messages[0] === 'string') errors[field] = messages[0];
+  }
+  return errors;
+}
+
+/** What the refused form shows again: never the card number or a CVC. */
+function typedBack(form: Record<string, unknown>, savedCardToken: string): PaymentView['typed'] {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    expiry: text(form.expiry),
+    name_on_card: text(form.name_on_card),
+    saved_card: savedCardToken,
+    save_card: toBoolean(form.save_card) === true,
+  };
 }
 
 /** A session id from the query string; anything else is no session (404). */

@@ -1,3 +1,4 @@
+import { CardsModule } from '../cards/cards.module';
 import { Module } from '@nestjs/common';
 import { AdminConfigModule } from '../admin-config/admin-config.module';
 import { PaymentsModule } from '../payments/payments.module';
@@ -8,7 +9,7 @@ import { CsrfGuard } from './csrf';
 
 /** The hosted checkout page and the sandbox gateway's payment page (SPEC §9). */
 @Module({
-  imports: [PaymentsModule, TransactionsModule, AdminConfigModule],
+  imports: [PaymentsModule, TransactionsModule, AdminConfigModule, CardsModule],
   controllers: [CheckoutPagesController],
   providers: [CheckoutPagesService, CsrfGuard],
 })

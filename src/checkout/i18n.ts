@@ -29,6 +29,18 @@ export interface PageStrings {
   formExpired: string;
   invalidCard: string;
   attemptInProgress: string;
+  expiry: string;
+  expiryHint: string;
+  cvc: string;
+  cvcHint: string;
+  nameOnCard: string;
+  savedCards: string;
+  newCard: string;
+  savedCardCvc: string;
+  saveCard: string;
+  saveCardRequired: string;
+  /** The card checks' messages (src/cards/card-input.ts, English) in this language. */
+  cardMessages: Record<string, string>;
 }
 
 const EN: PageStrings = {
@@ -69,6 +81,17 @@ const EN: PageStrings = {
   invalidCard: 'Enter a valid card number.',
   attemptInProgress:
     'A payment for this transaction is already being processed. Wait a moment, then reload this page to see its result.',
+  expiry: 'Expiry date (MM/YY)',
+  expiryHint: 'As printed on the card, e.g. 07/29.',
+  cvc: 'Security code (CVC)',
+  cvcHint: 'The 3 or 4 digits on the card.',
+  nameOnCard: 'Name on card',
+  savedCards: 'Your saved cards',
+  newCard: 'A new card',
+  savedCardCvc: 'Security code (CVC) of the saved card',
+  saveCard: 'Save this card for future payments',
+  saveCardRequired: 'This card will be saved for future payments, as agreed with the merchant.',
+  cardMessages: {},
 };
 
 const AR: PageStrings = {
@@ -108,6 +131,27 @@ const AR: PageStrings = {
   formExpired: 'انتهت صلاحية النموذج. ارجع وأعد تحميل الصفحة ثم حاول مرة أخرى.',
   invalidCard: 'أدخل رقم بطاقة صالحًا.',
   attemptInProgress: 'تجري معالجة دفعة لهذه المعاملة الآن. انتظر قليلًا ثم أعد تحميل هذه الصفحة لترى نتيجتها.',
+  expiry: 'تاريخ الانتهاء (MM/YY)',
+  expiryHint: 'كما هو مطبوع على البطاقة، مثل 07/29.',
+  cvc: 'رمز الأمان (CVC)',
+  cvcHint: 'الأرقام الثلاثة أو الأربعة على البطاقة.',
+  nameOnCard: 'الاسم على البطاقة',
+  savedCards: 'بطاقاتك المحفوظة',
+  newCard: 'بطاقة جديدة',
+  savedCardCvc: 'رمز الأمان (CVC) للبطاقة المحفوظة',
+  saveCard: 'احفظ هذه البطاقة للمدفوعات القادمة',
+  saveCardRequired: 'سيتم حفظ هذه البطاقة للمدفوعات القادمة كما اتُّفق مع التاجر.',
+  cardMessages: {
+    'This field is required.': 'هذا الحقل مطلوب.',
+    'Enter a valid card number.': 'أدخل رقم بطاقة صالحًا.',
+    'Enter the expiry date as MM/YY.': 'أدخل تاريخ الانتهاء بالشكل MM/YY.',
+    'This card has expired.': 'انتهت صلاحية هذه البطاقة.',
+    'Enter the 3 or 4 digits of the security code.': 'أدخل الأرقام الثلاثة أو الأربعة لرمز الأمان.',
+    'Ensure this field has no more than 64 characters.': 'يجب ألا يزيد هذا الحقل على 64 حرفًا.',
+    'Not a valid string.': 'قيمة غير صالحة.',
+    "No saved card with this token belongs to this transaction's customer and gateway.":
+      'هذه البطاقة المحفوظة غير متاحة لهذا الدفع.',
+  },
 };
 
 export function pageLanguage(code: string | undefined): PageLanguage {

@@ -158,6 +158,16 @@ export function checkoutPage(view: CheckoutView, language: PageLanguage): string
   return layout({ language, title: t.checkoutTitle, merchantName: view.merchantName, body });
 }
 
+/** The payment form's fields, as posted. */
+export type PaymentField =
+  'card' | 'expiry' | 'cvc' | 'name_on_card' | 'saved_card' | 'saved_cvc' | 'save_card';
+
+/** A saved card the customer may pay with (SPEC §15): never more than brand, last four, expiry. */
+export interface SavedCardOption {
+  token: string;
+  label: string;
+}
+
 export interface PaymentView {
   tx: TransactionDto;
   merchantName: string;
@@ -165,18 +175,112 @@ export interface PaymentView {
   isSandbox: boolean;
   csrfToken: string;
   checkoutUrl: string;
-  /** The card field's error, if the last submission was refused. */
-  cardError?: string;
+  /** The customer's saved cards on this gateway (SPEC §15). */
+  savedCards: SavedCardOption[];
+  /** The save checkbox: offered (unticked), required by payment_type (ticked, fixed), or absent. */
+  save: 'offer' | 'required' | 'none';
+  /** The last refused submission: each field's error (in the page language) and what was typed. */
+  errors?: Partial<Record<PaymentField, string>>;
+  typed?: { expiry?: string; name_on_card?: string; saved_card?: string; save_card?: boolean };
   /** Why the last submission was not charged, when another attempt held the transaction. */
   notice?: string;
 }
 
-/** The sandbox gateway's payment page: "Card number" and "Pay" (SPEC §9). */
+interface InputSpec {
+  name: PaymentField;
+  label: string;
+  hint?: string;
+  autocomplete: string;
+  numeric?: boolean;
+  maxlength: number;
+  value?: string;
+}
+
+/** A labelled text input with its hint and error, tied together for screen readers. */
+function textInput(spec: InputSpec, error: string | undefined, focus: boolean): SafeHtml {
+  const described = [spec.hint ? `${spec.name}-hint` : '', error ? `${spec.name}-error` : ''].filter(Boolean);
+  return html`<label for="${spec.name}">${spec.label}</label>
+    <input
+      id="${spec.name}"
+      name="${spec.name}"
+      type="text"
+      ${spec.numeric ? raw('inputmode="numeric"') : ''}
+      autocomplete="${spec.autocomplete}"
+      maxlength="${spec.maxlength}"
+      dir="ltr"
+      value="${spec.value ?? ''}"
+      ${described.length ? html`aria-describedby="${described.join(' ')}"` : ''}
+      ${error ? raw(' aria-invalid="true"') : ''}
+      ${focus ? raw(' autofocus') : ''}
+    />
+    ${spec.hint ? html`<p id="${spec.name}-hint" class="hint">${spec.hint}</p>` : ''}
+    ${error ? html`<p id="${spec.name}-error" class="error" role="alert">${error}</p>` : ''}`;
+}
+
+const FIELD_ORDER: PaymentField[] = [
+  'saved_card',
+  'saved_cvc',
+  'card',
+  'expiry',
+  'cvc',
+  'name_on_card',
+  'save_card',
+];
+
+/**
+ * The sandbox gateway's payment page (SPEC §9, §15): the customer's saved cards (CVC only), or a
+ * new card — number, expiry, CVC, name — and the "save this card" checkbox. Works without
+ * JavaScript: the radio choice decides which fields count.
+ */
 export function paymentPage(view: PaymentView, language: PageLanguage): string {
   const t = stringsFor(language);
   const { tx } = view;
   const payable = isPayable(tx.state as TransactionState);
-  const error = view.cardError;
+  const errors = view.errors ?? {};
+  const typed = view.typed ?? {};
+  const firstError = FIELD_ORDER.find((field) => errors[field]);
+  const input = (spec: InputSpec) => textInput(spec, errors[spec.name], firstError === spec.name);
+  const chosenSaved = typed.saved_card ?? '';
+  const saved = view.savedCards.length
+    ? html`<fieldset class="saved-cards">
+        <legend>${t.savedCards}</legend>
+        ${view.savedCards.map(
+          (card, i) =>
+            html`<label class="choice"
+              ><input
+                type="radio"
+                name="saved_card"
+                value="${card.token}"
+                id="saved-card-${i}"
+                ${chosenSaved === card.token ? raw('checked') : ''}
+              />
+              <span dir="ltr">${card.label}</span></label
+            >`,
+        )}
+        <label class="choice"
+          ><input type="radio" name="saved_card" value="" ${chosenSaved === '' ? raw('checked') : ''} />
+          <span>${t.newCard}</span></label
+        >
+        ${errors.saved_card ? html`<p id="saved_card-error" class="error" role="alert">${errors.saved_card}</p>` : ''}
+        ${input({ name: 'saved_cvc', label: t.savedCardCvc, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
+      </fieldset>`
+    : '';
+  const saveBox =
+    view.save === 'none'
+      ? ''
+      : html`<label class="choice"
+            ><input
+              type="checkbox"
+              name="save_card"
+              value="true"
+              id="save_card"
+              ${view.save === 'required' || typed.save_card ? raw('checked') : ''}
+              ${view.save === 'required' ? raw('disabled aria-describedby="save_card-hint"') : ''}
+            />
+            <span>${t.saveCard}</span></label
+          >
+          ${view.save === 'required' ? html`<p id="save_card-hint" class="hint">${t.saveCardRequired}</p>` : ''}
+          ${errors.save_card ? html`<p id="save_card-error" class="error" role="alert">${errors.save_card}</p>` : ''}`;
   const body = html` <p class="method-name">${view.methodName}</p>
     ${summary(tx, t, payable)} ${tx.state !== 'created' ? stateNotice(tx.state as TransactionState, t) : ''}
     ${view.notice ? html`<p class="notice notice-warning" role="alert">${view.notice}</p>` : ''}
@@ -185,21 +289,12 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
         ? html`${view.isSandbox ? html`<p class="sandbox">${t.sandboxNotice}</p>` : ''}
             <form method="post" class="pay" novalidate>
               <input type="hidden" name="csrf_token" value="${view.csrfToken}" />
-              <label for="card">${t.cardNumber}</label>
-              <input
-                id="card"
-                name="card"
-                type="text"
-                inputmode="numeric"
-                autocomplete="cc-number"
-                required
-                maxlength="23"
-                dir="ltr"
-                aria-describedby="card-hint${error ? ' card-error' : ''}"
-                ${error ? raw(' aria-invalid="true" autofocus') : ''}
-              />
-              <p id="card-hint" class="hint">${t.cardHint}</p>
-              ${error ? html`<p id="card-error" class="error" role="alert">${error}</p>` : ''}
+              ${saved}
+              ${input({ name: 'card', label: t.cardNumber, hint: t.cardHint, autocomplete: 'cc-number', numeric: true, maxlength: 23 })}
+              ${input({ name: 'expiry', label: t.expiry, hint: t.expiryHint, autocomplete: 'cc-exp', maxlength: 7, value: typed.expiry })}
+              ${input({ name: 'cvc', label: t.cvc, hint: t.cvcHint, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
+              ${input({ name: 'name_on_card', label: t.nameOnCard, autocomplete: 'cc-name', maxlength: 64, value: typed.name_on_card })}
+              ${saveBox}
               <button type="submit" class="primary">${t.pay}</button>
             </form>
             <p><a href="${view.checkoutUrl}">${t.backToCheckout}</a></p>`

@@ -34,9 +34,10 @@ export const ATTEMPT_IN_PROGRESS = 'A payment attempt for this transaction is al
 
 /**
  * What the customer pays with: a card typed now (checked by readNewCard; `save` asks to keep it),
- * or one of their saved cards by token.
+ * or one of their saved cards by token (with the CVC the customer typed on the page; none for a
+ * merchant-initiated charge).
  */
-export type PaymentCard = { card: NewCard; save: boolean } | { savedCardToken: string };
+export type PaymentCard = { card: NewCard; save: boolean } | { savedCardToken: string; cvc?: string };
 
 export interface AttemptRequest {
   /** Never stored or logged beyond what AttemptCard keeps. */
@@ -160,7 +161,7 @@ export class PaymentsService {
       if (isExpired(saved.expiryMonth, saved.expiryYear))
         throw new FieldErrors({ token: ['This card has expired.'] });
       return {
-        charge: { gatewayToken: saved.gatewayToken },
+        charge: { gatewayToken: saved.gatewayToken, cvc: payWith.cvc },
         keep: {
           brand: saved.brand,
           last4: saved.last4,

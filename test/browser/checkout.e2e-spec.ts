@@ -24,6 +24,14 @@ const CHROMIUM_ARGS = [
 ];
 const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
 
+/** Fills the payment form's card fields (SPEC §15): the number given, the rest valid. */
+async function fillCard(page: Page, card: string): Promise<void> {
+  await page.getByLabel('Card number').fill(card);
+  await page.getByLabel('Expiry date (MM/YY)').fill('12/39');
+  await page.getByLabel('Security code (CVC)', { exact: true }).fill('123');
+  await page.getByLabel('Name on card').fill('Test Customer');
+}
+
 /** The merchant's site: records every request's URL and says thanks. */
 async function startMerchantSite(): Promise<{ url: string; visits: URL[]; server: Server }> {
   const visits: URL[] = [];
@@ -109,7 +117,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
           await page.screenshot({ path: join(ARTIFACTS, 'checkout-page.png'), fullPage: true });
         }
         await page.getByRole('link', { name: c.method }).click();
-        await page.getByLabel('Card number').fill(c.card);
+        await fillCard(page, c.card);
         await page.getByRole('button', { name: 'Pay' }).click();
         await page.waitForURL((url) => url.href.startsWith(`${merchant.url}/return`));
 
@@ -131,7 +139,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
     });
   }
 
-  it('pays with the keyboard only: the card field, then Pay, in focus order', async () => {
+  it('pays with the keyboard only: the card fields, then Pay, in focus order', async () => {
     const tx = await d.create({ redirect_url: `${merchant.url}/return` });
     const { page, problems, close } = await newPage();
     try {
@@ -140,12 +148,85 @@ describe('checkout in a real browser (Debian chromium)', () => {
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate('document.activeElement.id'), 'card');
       await page.keyboard.type(TEST_CARDS.success);
+      for (const [id, text] of [
+        ['expiry', '12/39'],
+        ['cvc', '123'],
+        ['name_on_card', 'Test Customer'],
+      ]) {
+        await page.keyboard.press('Tab');
+        assert.equal(await page.evaluate('document.activeElement.id'), id);
+        await page.keyboard.type(text);
+      }
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate('document.activeElement.textContent.trim()'), 'Pay');
       await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.href.startsWith(`${merchant.url}/return`));
       assert.equal(new URL(page.url()).searchParams.get('state'), 'paid');
       assert.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it('checks each card field, saves the card when asked, and offers it on the next payment (SPEC §15)', async () => {
+    const customer = { customer_id: 'browser-customer', redirect_url: `${merchant.url}/return` };
+    const first = await d.create(customer);
+    const { page, problems, close } = await newPage();
+    try {
+      const method = (first.payment_methods as { redirect_url: string }[])[0];
+      await page.goto(method.redirect_url);
+      await page.getByLabel('Card number').fill('4111 1111 1111 1112');
+      await page.getByLabel('Expiry date (MM/YY)').fill('01/20');
+      await page.getByLabel('Security code (CVC)', { exact: true }).fill('12');
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await page.getByText('This card has expired.').waitFor();
+      for (const [label, message] of [
+        ['Card number', 'Enter a valid card number.'],
+        ['Expiry date (MM/YY)', 'This card has expired.'],
+        ['Security code (CVC)', 'Enter the 3 or 4 digits of the security code.'],
+        ['Name on card', 'This field is required.'],
+      ]) {
+        // Each message is tied to its field for screen readers.
+        const field = page.getByLabel(label, { exact: true });
+        assert.equal(await field.getAttribute('aria-invalid'), 'true', label);
+        const described = String(await field.getAttribute('aria-describedby'));
+        assert.ok(described.includes(`${String(await field.getAttribute('id'))}-error`), label);
+        assert.equal(
+          await page.locator(`#${String(await field.getAttribute('id'))}-error`).textContent(),
+          message,
+        );
+      }
+      assert.equal(await page.getByLabel('Card number').inputValue(), '', 'the number is not shown again');
+      assert.equal((await d.get(String(first.session_id))).state, 'created', 'nothing charged');
+
+      await fillCard(page, TEST_CARDS.success);
+      const save = page.getByLabel('Save this card for future payments');
+      assert.equal(await save.isChecked(), false, 'unticked unless payment_type asks');
+      await save.check();
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'payment-page-card-form.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await page.waitForURL((url) => url.href.startsWith(`${merchant.url}/return`));
+      assert.equal(new URL(page.url()).searchParams.get('state'), 'paid');
+
+      const second = await d.create(customer);
+      await page.goto((second.payment_methods as { redirect_url: string }[])[0].redirect_url);
+      const savedCard = page.getByLabel('Visa **** 1111 · 12/2039');
+      await savedCard.check();
+      await page.getByLabel('Security code (CVC) of the saved card').fill('123');
+      await page.screenshot({ path: join(ARTIFACTS, 'payment-page-saved-card.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await page.waitForURL((url) => url.href.startsWith(`${merchant.url}/return`));
+      assert.equal(new URL(page.url()).searchParams.get('state'), 'paid');
+      assert.equal((await d.get(String(second.session_id))).state, 'paid');
+      // The one refused submission answered 400 on purpose; nothing else went wrong.
+      assert.deepEqual(
+        problems.filter((problem) => !problem.includes('400')),
+        [],
+      );
+      assert.ok(
+        problems.length > 0 && problems.every((problem) => problem.includes('/b/checkout/pay/sandbox/')),
+      );
     } finally {
       await close();
     }
@@ -171,7 +252,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
     try {
       await page.goto(String(tx.checkout_url));
       await page.getByRole('link', { name: 'Sandbox card' }).click();
-      await page.getByLabel('Card number').fill(TEST_CARDS.declined);
+      await fillCard(page, TEST_CARDS.declined);
       await page.getByRole('button', { name: 'Pay' }).click();
       await page.getByRole('heading', { name: 'Payment status' }).waitFor();
       assert.equal(
@@ -180,7 +261,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
       );
       await page.getByRole('link', { name: 'Try again' }).click();
       await page.getByRole('link', { name: 'Sandbox card' }).click();
-      await page.getByLabel('Card number').fill(TEST_CARDS.success);
+      await fillCard(page, TEST_CARDS.success);
       await page.getByRole('button', { name: 'Pay' }).click();
       await page.getByText('This payment is complete.').waitFor();
       assert.equal((await d.get(String(tx.session_id))).state, 'paid');

@@ -5,7 +5,7 @@ import { leaveCrashedAttempt } from '../factories/crashed-attempts';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
-import { openPaymentPage } from './page-helpers';
+import { cardForm, openPaymentPage } from './page-helpers';
 
 const MERCHANT = 'https://shop.example/return';
 
@@ -41,7 +41,7 @@ describe('the payment page of an attempt that lost the race', () => {
       .post(form.path)
       .set('Cookie', form.cookie)
       .type('form')
-      .send({ csrf_token: form.token, card: TEST_CARDS.success })
+      .send({ csrf_token: form.token, ...cardForm(TEST_CARDS.success) })
       .expect(303);
     const landing = new URL(String(res.headers.location));
     assert.equal(landing.origin + landing.pathname, MERCHANT);
@@ -66,7 +66,7 @@ describe('the payment page of an attempt that lost the race', () => {
       .post(form.path)
       .set('Cookie', form.cookie)
       .type('form')
-      .send({ csrf_token: form.token, card: TEST_CARDS.success })
+      .send({ csrf_token: form.token, ...cardForm(TEST_CARDS.success) })
       .expect(409);
     assert.match(String(res.headers['content-type']), /^text\/html/);
     assert.ok(

@@ -13,3 +13,8 @@ export async function openPaymentPage(
   assert.ok(cookie && token, 'the page sets a CSRF cookie and puts the token in the form');
   return { cookie, token, path };
 }
+
+/** The payment form's card fields for a card number, the rest valid (SPEC §15). */
+export function cardForm(card: string): Record<string, string> {
+  return { card, expiry: '12/39', cvc: '123', name_on_card: 'Test Customer' };
+}

@@ -6,7 +6,7 @@ import { GatewaysService } from '../../src/gateways/gateways.service';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
 import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
-import { openPaymentPage } from './page-helpers';
+import { cardForm, openPaymentPage } from './page-helpers';
 
 const MERCHANT = 'https://shop.example/return?from=checkout';
 
@@ -81,7 +81,7 @@ describe('hosted checkout and payment pages', () => {
       .post(path)
       .set('Cookie', cookie)
       .type('form')
-      .send({ csrf_token: token, card: TEST_CARDS.success, amount: '0.001', currency_code: 'JPY' })
+      .send({ csrf_token: token, ...cardForm(TEST_CARDS.success), amount: '0.001', currency_code: 'JPY' })
       .expect(303);
     const landing = new URL(String(res.headers.location));
     assert.equal(landing.origin + landing.pathname, 'https://shop.example/return');
@@ -109,13 +109,18 @@ describe('hosted checkout and payment pages', () => {
       .send({ card: TEST_CARDS.success })
       .expect(403);
     assert.match(String(none.headers['content-type']), /^text\/html/);
-    await t.http().post(path).type('form').send({ csrf_token: token, card: TEST_CARDS.success }).expect(403);
+    await t
+      .http()
+      .post(path)
+      .type('form')
+      .send({ csrf_token: token, ...cardForm(TEST_CARDS.success) })
+      .expect(403);
     await t
       .http()
       .post(path)
       .set('Cookie', cookie)
       .type('form')
-      .send({ csrf_token: 'b'.repeat(64), card: TEST_CARDS.success })
+      .send({ csrf_token: 'b'.repeat(64), ...cardForm(TEST_CARDS.success) })
       .expect(403);
     const cancel = await t
       .http()
@@ -136,7 +141,7 @@ describe('hosted checkout and payment pages', () => {
       .post(path)
       .set('Cookie', cookie)
       .type('form')
-      .send({ csrf_token: token, card: '4111' })
+      .send({ csrf_token: token, ...cardForm('4111') })
       .expect(400);
     assert.ok(res.text.includes('Enter a valid card number.'));
     assert.ok(res.text.includes('aria-invalid="true"'));
@@ -153,7 +158,7 @@ describe('hosted checkout and payment pages', () => {
       .post(path)
       .set('Cookie', cookie)
       .type('form')
-      .send({ csrf_token: token, card: TEST_CARDS.declined })
+      .send({ csrf_token: token, ...cardForm(TEST_CARDS.declined) })
       .expect(200);
     assert.ok(res.text.includes('The payment was declined. You can try again.'));
     assert.match(res.text, /data-testid="reference">[0-9A-F]{20}</);
@@ -165,7 +170,7 @@ describe('hosted checkout and payment pages', () => {
         .post(path)
         .set('Cookie', cookie)
         .type('form')
-        .send({ csrf_token: token, card: TEST_CARDS.error })
+        .send({ csrf_token: token, ...cardForm(TEST_CARDS.error) })
         .expect(303);
       const landing = new URL(String(again.headers.location));
       assert.equal(landing.origin, 'https://default.example');

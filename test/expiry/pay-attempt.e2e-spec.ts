@@ -1,3 +1,4 @@
+import { cardForm } from '../checkout/page-helpers';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -102,7 +103,7 @@ for (const mode of [
         .post(path)
         .set('Cookie', cookie)
         .type('form')
-        .send({ csrf_token: token, card: TEST_CARDS.success })
+        .send({ csrf_token: token, ...cardForm(TEST_CARDS.success) })
         .expect(409);
       assert.ok(res.text.includes(EXPIRED_PAGE));
       await assertExpiredOnce(id);

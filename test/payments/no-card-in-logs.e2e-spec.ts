@@ -1,3 +1,4 @@
+import { cardForm } from '../checkout/page-helpers';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TEST_CARDS, TransactionDriver, testPayPath } from '../factories/transaction-states';
@@ -92,14 +93,14 @@ describe('card numbers never reach the logs', () => {
       .post(path)
       .set('Cookie', cookie)
       .type('form')
-      .send({ csrf_token: token, card: `${DIGITS[1]}x` })
+      .send({ csrf_token: token, ...cardForm(`${DIGITS[1]}x`) })
       .expect(400);
     await t
       .http()
       .post(path)
       .set('Cookie', cookie)
       .type('form')
-      .send({ csrf_token: token, card: TEST_CARDS.success })
+      .send({ csrf_token: token, ...cardForm(TEST_CARDS.success) })
       .expect(200);
 
     const logs = captured.join('');

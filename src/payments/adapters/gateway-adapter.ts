@@ -17,9 +17,10 @@ export interface PayInput {
   operation: GatewayOperation;
   /**
    * What to charge: the card number (digits only; used for this call only, never stored, never
-   * logged), or the gateway's token of a card it saved earlier (SPEC §15).
+   * logged), or the gateway's token of a card it saved earlier (SPEC §15) with the CVC when the
+   * customer is present (the payment page), none for a merchant-initiated charge.
    */
-  card: { number: string } | { gatewayToken: string };
+  card: { number: string } | { gatewayToken: string; cvc?: string };
   /** Tokenize the card: on success the outcome carries the gateway's token for it. */
   saveCard: boolean;
 }
