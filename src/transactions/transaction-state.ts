@@ -32,7 +32,8 @@ export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 /** How the card of this payment is kept (SPEC §15): not at all, saved, or saved for merchant-initiated charges. */
 export const PAYMENT_TYPES = ['one_off', 'save_card', 'auto_debit'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
-export const isSavingPaymentType = (type: PaymentType): boolean => type === 'save_card' || type === 'auto_debit';
+export const isSavingPaymentType = (type: PaymentType): boolean =>
+  type === 'save_card' || type === 'auto_debit';
 
 export const AGREEMENT_TYPES = ['recurring', 'installment', 'unscheduled'] as const;
 export type AgreementType = (typeof AGREEMENT_TYPES)[number];

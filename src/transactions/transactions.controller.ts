@@ -1,4 +1,16 @@
-import { Controller, Get, Headers, HttpCode, Param, Patch, Post, Res, UseInterceptors } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -35,6 +47,28 @@ const SESSION_ID = {
   example: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
 };
 
+/** What PATCH and PUT share: the If-Match header, the media types and the answers. */
+const UpdateDocs = (): MethodDecorator =>
+  applyDecorators(
+    ApiParam(SESSION_ID),
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description: 'ETag from a previous read; refused with 412 when stale',
+    }),
+    ApiConsumes(...MEDIA_TYPES),
+    ApiOkResponse({ type: TransactionDto }),
+    ApiBadRequestResponse({
+      schema: FIELD_ERRORS_SCHEMA,
+      description: 'Validation failed: field → messages',
+    }),
+    ApiNotFoundResponse({ type: DetailDto }),
+    ApiConflictResponse({ type: DetailDto, description: 'The state no longer allows updates' }),
+    ApiPreconditionFailedResponse({ type: DetailDto }),
+    ApiPayloadTooLargeResponse({ type: DetailDto }),
+    ApiUnsupportedMediaTypeResponse({ type: DetailDto }),
+  );
+
 @ApiTags('Payment transactions')
 @Controller('b/checkout/v1/pymt-txn')
 export class TransactionsController {
@@ -68,21 +102,8 @@ export class TransactionsController {
   @Idempotent() // above the upload interceptor: runs after it (see Idempotent)
   @UseInterceptors(AttachmentUploadInterceptor)
   @ApiOperation({ summary: 'Update a payment transaction (partial)', operationId: 'updateTransaction' })
-  @ApiParam(SESSION_ID)
-  @ApiHeader({
-    name: 'If-Match',
-    required: false,
-    description: 'ETag from a previous read; refused with 412 when stale',
-  })
-  @ApiConsumes(...MEDIA_TYPES)
   @ApiBody({ type: UpdateTransactionDto })
-  @ApiOkResponse({ type: TransactionDto })
-  @ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA, description: 'Validation failed: field → messages' })
-  @ApiNotFoundResponse({ type: DetailDto })
-  @ApiConflictResponse({ type: DetailDto, description: 'The state no longer allows updates' })
-  @ApiPreconditionFailedResponse({ type: DetailDto })
-  @ApiPayloadTooLargeResponse({ type: DetailDto })
-  @ApiUnsupportedMediaTypeResponse({ type: DetailDto })
+  @UpdateDocs()
   async update(
     @Param('session_id') sessionId: string,
     @CurrentPrincipal() principal: Principal,
@@ -90,7 +111,32 @@ export class TransactionsController {
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TransactionDto> {
-    const view = await this.transactions.update(sessionId, principal, body, ifMatch);
+    const view = await this.transactions.update(sessionId, principal, body, { ifMatch, mode: 'partial' });
+    res.setHeader('ETag', view.etag);
+    return view.body;
+  }
+
+  @Put(':session_id')
+  @Authenticated('api-key')
+  @Idempotent() // above the upload interceptor: runs after it (see Idempotent)
+  @UseInterceptors(AttachmentUploadInterceptor)
+  @ApiOperation({
+    summary: 'Replace a payment transaction (full update)',
+    description:
+      "Create's required fields must be sent; optional fields left out are reset to their defaults " +
+      '(a stored attachment stays unless another is sent). Otherwise as PATCH.',
+    operationId: 'replaceTransaction',
+  })
+  @ApiBody({ type: CreateTransactionDto })
+  @UpdateDocs()
+  async replace(
+    @Param('session_id') sessionId: string,
+    @CurrentPrincipal() principal: Principal,
+    @TransactionBodyParam() body: TransactionBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TransactionDto> {
+    const view = await this.transactions.update(sessionId, principal, body, { ifMatch, mode: 'full' });
     res.setHeader('ETag', view.etag);
     return view.body;
   }

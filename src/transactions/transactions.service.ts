@@ -32,6 +32,12 @@ export const ATTEMPT_HOLDS_IT = 'A payment attempt for this transaction is in pr
 const NOT_WRITTEN = new Error('not written');
 
 /** Create, update and retrieve (SPEC §4). */
+export interface UpdateOptions {
+  /** The ETag the caller read (If-Match): a stale one is refused with 412. */
+  ifMatch?: string;
+  mode: 'partial' | 'full';
+}
+
 @Injectable()
 export class TransactionsService {
   constructor(
@@ -100,15 +106,19 @@ export class TransactionsService {
     return this.view(tx, { gateway, digits: currency.digits });
   }
 
+  /**
+   * PATCH (`partial`: sent fields change, the rest stay) or PUT (`full`: the body is the whole
+   * input, optional fields left out go back to their defaults) — SPEC §4, §16.
+   */
   async update(
     sessionId: string,
     principal: Principal,
     body: TransactionBody,
-    ifMatch?: string,
+    options: UpdateOptions = { mode: 'partial' },
   ): Promise<TransactionView> {
     const attachment = await this.attachments.receive(body);
     return this.attachments.settling(attachment, () =>
-      this.updateWith(sessionId, principal, body, attachment, ifMatch),
+      this.updateWith(sessionId, principal, body, attachment, options),
     );
   }
 
@@ -117,7 +127,7 @@ export class TransactionsService {
     principal: Principal,
     body: TransactionBody,
     attachment: AttachmentChange,
-    ifMatch?: string,
+    { ifMatch, mode }: UpdateOptions,
   ): Promise<TransactionView> {
     for (let attempt = 1; ; attempt++) {
       const tx = await this.get(sessionId);
@@ -127,7 +137,7 @@ export class TransactionsService {
       }
       // The gateway is charging the stored amount right now (SPEC §17).
       if (tx.attemptInFlight) throw new StateConflict(ATTEMPT_HOLDS_IT);
-      const merged = mergeRequestFields(toRequestFields(tx), body.fields);
+      const merged = mode === 'full' ? body.fields : mergeRequestFields(toRequestFields(tx), body.fields);
       const { dto, gateway, currency } = await this.attachments.validate(attachment, () =>
         this.validator.validate(merged, {
           principal,
