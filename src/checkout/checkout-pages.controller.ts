@@ -42,6 +42,14 @@ export class CheckoutPagesController {
     sendPage(res, await this.pages.cancel(sessionId, readCookie(req, CSRF_COOKIE) ?? ''));
   }
 
+  @Get('qr/:file')
+  async qrCode(@Param('file') file: string, @Res() res: Response): Promise<void> {
+    const png = await this.pages.qrCode(file);
+    res.setHeader('Cache-Control', 'private, max-age=300');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type('image/png').send(png);
+  }
+
   @Get('pay/:pg_code')
   async paymentForm(
     @Param('pg_code') pgCode: string,

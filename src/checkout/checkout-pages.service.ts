@@ -11,6 +11,8 @@ import { AttemptRefused, type PaymentCard, PaymentsService } from '../payments/p
 import { isSavingPaymentType } from '../transactions/transaction-state';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
 import type { Transaction } from '../transactions/transaction.entity';
+import { checkoutPagePath, checkoutUrl } from '../transactions/transaction-urls';
+import QRCode from 'qrcode';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
 import { pageLanguage, stringsFor } from './i18n';
@@ -25,7 +27,6 @@ import {
 } from './templates';
 
 /** Our own page paths (relative: the browser stays on the origin it came in through). */
-export const checkoutPagePath = (sessionId: string): string => `/b/checkout/txn/${sessionId}`;
 const cancelPath = (sessionId: string): string => `/b/checkout/txn/${sessionId}/cancel`;
 
 /**
@@ -153,6 +154,21 @@ export class CheckoutPagesService {
           label: `${view.brand} ${view.number} · ${view.expiry_month}/${view.expiry_year}`,
         };
       });
+  }
+
+  /**
+   * The PNG of a transaction's `qr_code_url` (SPEC §16): a QR code of `checkout_url`, made on
+   * request (a few milliseconds) rather than stored. Unknown → 404.
+   */
+  async qrCode(file: string): Promise<Buffer> {
+    const token = /^(.+)\.png$/.exec(file)?.[1] ?? '';
+    const tx = await this.transactions.getByQrCodeToken(token);
+    return QRCode.toBuffer(checkoutUrl(this.config.publicBaseUrl, tx.sessionId), {
+      type: 'png',
+      errorCorrectionLevel: 'M',
+      margin: 2,
+      width: 320,
+    });
   }
 
   /** The customer cancels on the checkout page (SPEC §5 payable → canceled). */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { canonicalDecimal } from '../common/money/money';
 import { parseDuration } from '../common/time/duration';
 import type { CreateTransactionDto } from './dto/create-transaction.dto';
@@ -55,6 +56,7 @@ export function columnsFromInput(
     shortifyAttachmentUrl: dto.shortify_attachment_url ?? false,
     shortifyCheckoutUrl: dto.shortify_checkout_url ?? false,
     paymentType: dto.payment_type ?? 'one_off',
+    ...(dto.generate_qr_code ? { qrCodeToken: randomBytes(24).toString('base64url') } : {}),
     agreement: dto.agreement ? agreementColumn(dto.agreement) : null,
   };
 }

@@ -16,6 +16,15 @@ export type TransactionState = (typeof TRANSACTION_STATES)[number];
 /** States a customer may still pay in (SPEC §5); also the states in which an update is allowed. */
 export const PAYABLE_STATES: readonly TransactionState[] = ['created', 'failed', 'error'];
 
+/** States only a successful attempt leads to: the gateway took (or holds) the payment. */
+export const SETTLED_STATES: readonly TransactionState[] = [
+  'paid',
+  'authorized',
+  'captured',
+  'voided',
+  'refunded',
+];
+
 /** States after which the order_no may be reused (SPEC §4 `order_no`). */
 export const ORDER_NO_RELEASING_STATES: readonly TransactionState[] = ['canceled', 'expired'];
 

@@ -109,6 +109,10 @@ export class Transaction {
   @JsonColumn()
   notifications: Notifications;
 
+  /** The secret part of `qr_code_url`; null until `generate_qr_code` is sent. */
+  @Column({ name: 'qr_code_token', type: 'varchar', length: 64, nullable: true, unique: true })
+  qrCodeToken: string | null;
+
   @Column({ name: 'payment_type', type: 'varchar', length: 16, default: 'one_off' })
   paymentType: PaymentType;
 

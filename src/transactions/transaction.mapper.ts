@@ -4,7 +4,14 @@ import { formatDuration } from '../common/time/duration';
 import { isSandbox, type Gateway } from '../gateways/gateway.entity';
 import type { PaymentMethodDto, TransactionDto } from './dto/transaction.dto';
 import type { Transaction } from './transaction.entity';
-import { checkoutUrl, defaultGatewayIcon, paymentPageUrl } from './transaction-urls';
+import {
+  checkoutPageUrl,
+  checkoutUrl,
+  defaultGatewayIcon,
+  paymentPageUrl,
+  qrCodeUrl,
+} from './transaction-urls';
+import { SETTLED_STATES } from './transaction-state';
 
 /** Everything a representation needs beside the row itself. */
 export interface RepresentationContext {
@@ -27,6 +34,8 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
     pg_codes: [tx.pgCode],
     payment_methods: ctx.gateway ? [toPaymentMethod(tx, ctx.gateway, ctx)] : [],
     checkout_url: checkoutUrl(ctx.publicBaseUrl, tx.sessionId),
+    checkout_page_url: checkoutPageUrl(ctx.publicBaseUrl, tx.sessionId),
+    qr_code_url: tx.qrCodeToken ? qrCodeUrl(ctx.publicBaseUrl, tx.qrCodeToken) : '',
     checkout_short_url: tx.checkoutShortUrl,
     attachment:
       tx.attachmentToken && tx.attachmentName
@@ -52,6 +61,7 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
     product_type: tx.productType,
     language: tx.language,
     payment_type: tx.paymentType,
+    settled_pg_code: SETTLED_STATES.includes(tx.state) ? tx.pgCode : '',
     agreement: tx.agreement,
     shortify_attachment_url: tx.shortifyAttachmentUrl,
     shortify_checkout_url: tx.shortifyCheckoutUrl,

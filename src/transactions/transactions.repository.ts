@@ -34,6 +34,10 @@ export class TransactionsRepository {
     return this.of(manager).findOne({ where: { sessionId } });
   }
 
+  findByQrCodeToken(token: string): Promise<Transaction | null> {
+    return this.of().findOne({ where: { qrCodeToken: token } });
+  }
+
   findById(id: string, manager?: EntityManager): Promise<Transaction | null> {
     return this.of(manager).findOne({ where: { id } });
   }

@@ -90,6 +90,7 @@ export class TransactionsService {
       expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
       attemptInFlight: null,
       eventSequence: 0,
+      qrCodeToken: columns.qrCodeToken ?? null,
     } satisfies Partial<Transaction>);
     let tx = draft;
     try {
@@ -203,6 +204,13 @@ export class TransactionsService {
   /** The transaction of a session id; NotFound (404) when unknown or malformed. */
   async get(sessionId: string): Promise<Transaction> {
     const tx = /^[0-9a-f]{40}$/.test(sessionId) ? await this.transactions.findBySessionId(sessionId) : null;
+    if (!tx) throw new NotFound();
+    return tx;
+  }
+
+  /** The transaction whose `qr_code_url` carries this token (404 when none). */
+  async getByQrCodeToken(token: string): Promise<Transaction> {
+    const tx = /^[A-Za-z0-9_-]{32}$/.test(token) ? await this.transactions.findByQrCodeToken(token) : null;
     if (!tx) throw new NotFound();
     return tx;
   }

@@ -248,6 +248,13 @@ export class CreateTransactionDto {
   @IsLanguageCode()
   language?: string;
 
+  @BoolField({
+    optional: true,
+    description:
+      'Write-only: generate a PNG QR code of checkout_url (qr_code_url); sent again, a new address.',
+  })
+  generate_qr_code?: boolean;
+
   @ChoiceField(PAYMENT_TYPES, {
     optional: true,
     description:

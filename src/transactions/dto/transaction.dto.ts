@@ -43,6 +43,9 @@ export class TransactionDto {
   @ApiProperty({ type: String, isArray: true }) pg_codes: string[];
   @ApiProperty({ type: PaymentMethodDto, isArray: true }) payment_methods: PaymentMethodDto[];
   @ApiProperty({ format: 'uri' }) checkout_url: string;
+  @ApiProperty({ format: 'uri', description: 'The hosted checkout page itself' }) checkout_page_url: string;
+  @ApiProperty({ description: 'PNG QR code of checkout_url; empty unless generate_qr_code was sent' })
+  qr_code_url: string;
   @ApiProperty({ description: 'Empty unless requested with shortify_checkout_url' })
   checkout_short_url: string;
   @ApiProperty({ type: String, nullable: true, format: 'uri' }) attachment: string | null;
@@ -67,6 +70,8 @@ export class TransactionDto {
   @ApiProperty() product_type: string;
   @ApiProperty({ example: 'en' }) language: string;
   @ApiProperty({ enum: [...PAYMENT_TYPES] }) payment_type: string;
+  @ApiProperty({ description: 'The gateway code that took the payment; empty before' })
+  settled_pg_code: string;
   @ApiProperty({ type: AgreementDto, nullable: true }) agreement: AgreementDto | null;
   @ApiProperty() shortify_attachment_url: boolean;
   @ApiProperty() shortify_checkout_url: boolean;
