@@ -12,6 +12,7 @@ import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
 import { GatewayAdapters } from './adapters/gateway-adapters';
+import { gatewayResponse, responseMessage } from './gateway-response';
 import type { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 
@@ -63,6 +64,8 @@ export class AttemptSettlement {
     const details: EventDetails = {
       referenceNumber: attempt.referenceNumber,
       result: answer.result === 'declined' ? 'failed' : answer.result,
+      message: responseMessage(answer),
+      gatewayResponse: gatewayResponse(answer, attempt.referenceNumber, attempt.pgCode),
     };
     const outcome = await this.transitions.apply(target, {
       trigger,

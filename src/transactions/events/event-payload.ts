@@ -1,4 +1,4 @@
-import { computeFee, formatAmount } from '../../common/money/money';
+import { computeFee, formatAmount, Money } from '../../common/money/money';
 import type { EventName } from '../../events/event-types';
 import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
 import type { Transaction } from '../transaction.entity';
@@ -16,6 +16,16 @@ export interface EventDetails {
   result?: string;
   /** The card a payment saved or charged (SPEC §15): the webhook's `token`. */
   card?: CardDto;
+  /** The attempt's message: what its response code means. */
+  message?: string;
+  /** The gateway's answer to the attempt, without card data. */
+  gatewayResponse?: Record<string, unknown>;
+}
+
+/** The Basic user who created the transaction (the webhook's `initiator`). */
+export interface Initiator {
+  id: number;
+  username: string;
 }
 
 export interface PayloadInput {
@@ -27,6 +37,7 @@ export interface PayloadInput {
   gateway: Pick<Gateway, 'code' | 'name' | 'type' | 'feeFixed' | 'feePercent'> | null;
   digits: number;
   at: Date;
+  initiator?: Initiator | null;
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */
@@ -40,6 +51,10 @@ export function buildEventPayload(input: PayloadInput): Record<string, unknown> 
   const { tx, details, digits, gateway } = input;
   const money = (value: string) => formatAmount(value, digits);
   const address = tx.billingAddress;
+  const amount = money(tx.amount);
+  const fee = gateway ? computeFee(tx.amount, gateway.feeFixed, gateway.feePercent, digits) : money('0');
+  const settled = new Money(tx.paidAmount).plus(tx.capturedAmount);
+  const remaining = Money.max(new Money(tx.amount).minus(settled), 0);
   const payload: Record<string, unknown> = {
     event: input.event,
     event_id: input.eventId,
@@ -47,9 +62,16 @@ export function buildEventPayload(input: PayloadInput): Record<string, unknown> 
     session_id: tx.sessionId,
     order_no: tx.orderNo,
     state: tx.state,
-    amount: money(tx.amount),
+    payment_type: tx.paymentType,
+    amount,
     currency_code: tx.currencyCode,
-    fee: gateway ? computeFee(tx.amount, gateway.feeFixed, gateway.feePercent, digits) : money('0'),
+    fee,
+    amount_details: {
+      amount,
+      currency_code: tx.currencyCode,
+      fee,
+      total: money(new Money(amount).plus(fee).toFixed()),
+    },
     gateway_account: tx.pgCode,
     gateway_name: gateway?.name ?? '',
     is_sandbox: gateway ? isSandbox(gateway) : false,
@@ -58,6 +80,13 @@ export function buildEventPayload(input: PayloadInput): Record<string, unknown> 
     paid_amount: money(tx.paidAmount),
     captured_amount: money(tx.capturedAmount),
     refunded_amount: money(tx.refundedAmount),
+    settled_amount: money(settled.toFixed()),
+    remaining_amount: money(remaining.toFixed()),
+    voided_amount: money(tx.voidedAmount),
+    message: details.message ?? '',
+    gateway_response: details.gatewayResponse ?? {},
+    pg_params: {},
+    token: details.card ?? null,
     customer_id: tx.customerId,
     customer_first_name: tx.customerFirstName,
     customer_last_name: tx.customerLastName,
@@ -72,7 +101,7 @@ export function buildEventPayload(input: PayloadInput): Record<string, unknown> 
     extra: tx.extra,
     timestamp_utc: utcTimestamp(input.at),
   };
-  if (details.card) payload.token = details.card;
+  if (input.initiator) payload.initiator = { id: input.initiator.id, username: input.initiator.username };
   if (details.operation !== undefined) {
     payload.operation = details.operation;
     payload.operation_amount =

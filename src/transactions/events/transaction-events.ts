@@ -15,7 +15,8 @@ import type { Transaction } from '../transaction.entity';
 import { checkoutUrl } from '../transaction-urls';
 import { TransactionsRepository } from '../transactions.repository';
 import { planDeliveries } from './event-deliveries';
-import { buildEventPayload, type EventDetails } from './event-payload';
+import { buildEventPayload, type EventDetails, type Initiator } from './event-payload';
+import { User } from '../../auth/users/user.entity';
 
 /**
  * A transaction's events (SPEC §6): called inside the DB transaction that changes its state,
@@ -30,6 +31,8 @@ export class TransactionEvents {
    * the display fields of events recorded right after an admin change.
    */
   private readonly settings = new TtlCache<AdminConfig>(REFERENCE_DATA_TTL_MS);
+  /** Usernames of the Basic users who created transactions (the webhook's `initiator`). */
+  private readonly initiators = new TtlCache<Initiator | null>(REFERENCE_DATA_TTL_MS);
 
   constructor(
     private readonly config: AppConfig,
@@ -84,10 +87,11 @@ export class TransactionEvents {
     details: EventDetails,
     now: Date,
   ): Promise<EventEnvelope> {
-    const [currency, gateway, settings] = await Promise.all([
+    const [currency, gateway, settings, initiator] = await Promise.all([
       this.currencies.lookup(tx.currencyCode, manager),
       this.gateways.lookup(tx.pgCode, manager),
       this.settings.getLoaded('settings', () => this.adminConfig.get(manager)),
+      this.initiatorOf(tx, manager),
     ]);
     const eventId = randomUUID();
     const base = this.config.publicBaseUrl;
@@ -106,6 +110,7 @@ export class TransactionEvents {
         gateway,
         digits: currency?.digits ?? 2,
         at: now,
+        initiator,
       }),
       context: {
         language: tx.language,
@@ -116,6 +121,17 @@ export class TransactionEvents {
       deliveries: planDeliveries(tx, event, this.config),
       createdAt: now,
     };
+  }
+
+  private initiatorOf(tx: Transaction, manager: EntityManager): Promise<Initiator | null> {
+    const id = tx.initiatorId;
+    if (id === null) return Promise.resolve(null);
+    return this.initiators.getLoaded(String(id), async () => {
+      const user = await manager
+        .getRepository(User)
+        .findOne({ where: { id }, select: { id: true, username: true } });
+      return user ? { id: user.id, username: user.username } : null;
+    });
   }
 }
 
