@@ -4,7 +4,7 @@ import { DeliveriesRepository } from './deliveries.repository';
 import type { DeliveryAttempt } from './delivery-attempt.entity';
 import type { Delivery } from './delivery.entity';
 import type { DeliveryDto, EventDto, RedeliveryDto } from './event-admin.dto';
-import { DispatcherService } from './dispatcher.service';
+import { EventPayloads } from './event-payloads';
 
 /**
  * The admin view of a transaction's events and their deliveries (SPEC §8), by the transaction's
@@ -14,7 +14,7 @@ import { DispatcherService } from './dispatcher.service';
 export class EventsAdminService {
   constructor(
     private readonly deliveries: DeliveriesRepository,
-    private readonly dispatcher: DispatcherService,
+    private readonly payloads: EventPayloads,
   ) {}
 
   async list(transactionId: string): Promise<EventDto[]> {
@@ -42,8 +42,7 @@ export class EventsAdminService {
     const event = await this.deliveries.findEvent(transactionId, eventId);
     if (!event) throw new NotFound();
     if (!webhookUrl) throw new StateConflict('The transaction has no webhook_url to deliver to.');
-    const id = await this.deliveries.addWebhookDelivery(event, webhookUrl, new Date());
-    this.dispatcher.poke();
+    const id = await this.payloads.resend(event, webhookUrl);
     return { detail: 'Redelivery queued.', delivery_id: Number(id) };
   }
 }

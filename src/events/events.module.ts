@@ -19,10 +19,7 @@ import { WebhookSender } from './webhooks/webhook-sender';
  * and never reads or writes their tables.
  */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([OutboxEvent, Delivery, DeliveryAttempt]),
-    AdminConfigModule,
-  ],
+  imports: [TypeOrmModule.forFeature([OutboxEvent, Delivery, DeliveryAttempt]), AdminConfigModule],
   providers: [
     EventsAdminService,
     OutboxService,

@@ -152,9 +152,11 @@ export class AttemptSettlement {
 
   /**
    * Finishes an unsettled attempt: settles it from its stored answer, or asks the gateway first
-   * (and stores what it says). `unknown` when the gateway cannot be asked now.
+   * (and stores what it says). `unknown` when the gateway cannot be asked now. An attempt the
+   * gateway has no record of is released only with `mayRelease` (an overdue one): a young one may
+   * still be on its way to the gateway.
    */
-  async finish(attempt: PaymentAttempt): Promise<FinishResult> {
+  async finish(attempt: PaymentAttempt, mayRelease = true): Promise<FinishResult> {
     const tx = await this.transactionOf(attempt);
     let answer: StoredAnswer | null =
       attempt.result === 'pending'
@@ -166,6 +168,7 @@ export class AttemptSettlement {
       if (!gateway || !adapter) return 'unknown';
       const known = await adapter.inquire({ gateway, referenceNumber: attempt.referenceNumber });
       if (known === null) {
+        if (!mayRelease) return 'unknown';
         await this.release(attempt);
         return 'released';
       }
@@ -174,6 +177,17 @@ export class AttemptSettlement {
     }
     await this.settle(attempt, answer, tx.operation);
     return 'settled';
+  }
+
+  /**
+   * Settles the attempt holding a transaction now if its outcome can be known (SPEC §16 inquiry):
+   * from its stored answer, or by asking the gateway. Never releases a young attempt.
+   */
+  async settleHolder(tx: Transaction): Promise<FinishResult | null> {
+    if (!tx.attemptInFlight) return null;
+    const attempt = await this.attempts.findByReference(tx.attemptInFlight);
+    if (!attempt || attempt.settledAt !== null) return null;
+    return this.finish(attempt, this.isOverdue(attempt));
   }
 
   /**

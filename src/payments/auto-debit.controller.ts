@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { Authenticated } from '../auth/authenticated.decorator';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
+import { WebhookPayloadDto } from '../events/dto/webhook-payload.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { AutoDebitService } from './auto-debit.service';
 import { AutoDebitDto } from './dto/auto-debit.dto';
@@ -21,10 +22,7 @@ const CHARGE_DESCRIPTION =
 /** The documented answers of both auto-debit routes. */
 const AutoDebitResponses = (): MethodDecorator =>
   applyDecorators(
-    ApiOkResponse({
-      schema: { type: 'object', additionalProperties: true },
-      description: 'The webhook payload',
-    }),
+    ApiOkResponse({ type: WebhookPayloadDto, description: 'The webhook payload of the payment' }),
     ApiBadRequestResponse({
       schema: FIELD_ERRORS_SCHEMA,
       description: "Not the customer's card, or expired",

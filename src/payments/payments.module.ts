@@ -7,6 +7,8 @@ import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { SandboxToken } from './adapters/sandbox-token.entity';
 import { AutoDebitController } from './auto-debit.controller';
 import { AutoDebitService } from './auto-debit.service';
+import { InquiryController } from './inquiry.controller';
+import { InquiryService } from './inquiry.service';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { GATEWAY_ADAPTERS, type GatewayAdapter } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
@@ -32,7 +34,7 @@ import { TestHelpersController } from './test-helpers.controller';
     EventsModule,
     IdempotencyModule,
   ],
-  controllers: [TestHelpersController, AutoDebitController],
+  controllers: [TestHelpersController, AutoDebitController, InquiryController],
   providers: [
     SandboxGatewayAdapter,
     {
@@ -45,6 +47,7 @@ import { TestHelpersController } from './test-helpers.controller';
     AttemptSettlement,
     PaymentsService,
     AutoDebitService,
+    InquiryService,
     ReconcilerJob,
   ],
   exports: [PaymentsService, AttemptSettlement, GatewayAdapters],

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { mayUseGateway, type Principal } from '../auth/principal';
+import { FieldErrors, PermissionDenied, ServiceUnavailable } from '../common/errors/domain-errors';
+import { isBlockedLiteralHost } from '../common/net/private-address';
+import { AppConfig } from '../config/app-config';
+import { EventPayloads } from '../events/event-payloads';
+import type { Transaction } from '../transactions/transaction.entity';
+import { TransactionsService } from '../transactions/transactions.service';
+import { AttemptSettlement } from './attempt-settlement';
+import type { InquiryDto } from './dto/inquiry.dto';
+
+/**
+ * The inquiry (SPEC §16): a transaction's current state as its webhook payload, after settling an
+ * attempt that still holds it by asking the gateway; optionally sent again as a webhook.
+ */
+@Injectable()
+export class InquiryService {
+  constructor(
+    private readonly transactions: TransactionsService,
+    private readonly settlement: AttemptSettlement,
+    private readonly payloads: EventPayloads,
+    private readonly config: AppConfig,
+  ) {}
+
+  async inquire(principal: Principal, body: InquiryDto): Promise<Record<string, unknown>> {
+    let tx = await this.find(body);
+    if (!mayUseGateway(principal, tx.pgCode)) {
+      throw new PermissionDenied(`You do not have permission to use gateway code "${tx.pgCode}".`);
+    }
+    const notifyUrl = body.notify_webhook_url ? this.notifyUrl(body, tx) : null;
+    if (await this.settlement.settleHolder(tx)) tx = await this.transactions.get(tx.sessionId);
+    const latest = await this.payloads.latest(tx.id);
+    if (!latest) throw new ServiceUnavailable();
+    if (notifyUrl) await this.payloads.resend(latest.event, notifyUrl);
+    return latest.payload;
+  }
+
+  private async find(body: InquiryDto): Promise<Transaction> {
+    if (body.session_id) return this.transactions.get(body.session_id);
+    if (body.order_no) return this.transactions.getByOrderNo(body.order_no);
+    throw new FieldErrors({ session_id: ['Send session_id or order_no to name the transaction.'] });
+  }
+
+  /** Where the notification goes: the URL sent, else the transaction's own. */
+  private notifyUrl(body: InquiryDto, tx: Transaction): string {
+    const url = body.webhook_url || tx.webhookUrl;
+    if (!url) {
+      throw new FieldErrors({
+        webhook_url: ['The transaction has no webhook_url: send one to notify.'],
+      });
+    }
+    if (body.webhook_url && !this.config.webhookAllowPrivate && isBlockedLiteralHost(url)) {
+      throw new FieldErrors({
+        webhook_url: ['This URL points at a private or local address, which is not allowed.'],
+      });
+    }
+    return url;
+  }
+}
