@@ -44,6 +44,7 @@ export const toGatewayDto = (gateway: Gateway): GatewayDto => ({
   require_customer_phone: gateway.requireCustomerPhone,
   is_active: gateway.isActive,
   tokenizable: gateway.tokenizable,
+  instructions: gateway.instructions,
   created_at: gateway.createdAt.toISOString(),
   updated_at: gateway.updatedAt.toISOString(),
 });

@@ -12,7 +12,7 @@ import {
 } from '../common/errors/domain-errors';
 import { canonicalDecimal } from '../common/money/money';
 import { CurrenciesService } from '../currencies/currencies.service';
-import type { Gateway } from '../gateways/gateway.entity';
+import { CASH_PG, type Gateway } from '../gateways/gateway.entity';
 import { GATEWAY_DEFAULTS, GatewayInput, GatewaysService } from '../gateways/gateways.service';
 import { TransactionsService } from '../transactions/transactions.service';
 
@@ -44,7 +44,14 @@ export class AdminService {
 
   async createGateway(input: NewGateway): Promise<Gateway> {
     await this.requireConfiguredCurrencies(input.currencies);
-    const full: GatewayInput = { ...GATEWAY_DEFAULTS, tokenizable: input.type === 'sandbox', ...input };
+    const cash = input.pg === CASH_PG;
+    const full: GatewayInput = {
+      ...GATEWAY_DEFAULTS,
+      tokenizable: input.type === 'sandbox' && !cash,
+      ...(cash ? { flow: 'offline' as const } : {}),
+      ...input,
+    };
+    checkGatewayKind(full);
     return this.gateways.create({
       ...full,
       currencies: unique(full.currencies.map((c) => c.toUpperCase())),
@@ -66,6 +73,7 @@ export class AdminService {
       await this.requireConfiguredCurrencies(changes.currencies);
       changes = { ...changes, currencies: unique(changes.currencies.map((c) => c.toUpperCase())) };
     }
+    checkGatewayKind({ ...gateway, ...changes });
     if (changes.feeFixed !== undefined)
       changes = { ...changes, feeFixed: canonicalDecimal(changes.feeFixed) };
     if (changes.feePercent !== undefined)
@@ -170,3 +178,20 @@ export class AdminService {
 
 const unique = (values: string[]): string[] => [...new Set(values)];
 const isSelf = (actor: Principal, id: number): boolean => actor.kind === 'user' && actor.userId === id;
+
+/**
+ * What a gateway's pg allows (SPEC §16): a cash gateway is flow `offline` — and only a cash one
+ * is —, takes the money in one step (purchase) and has no card to save.
+ */
+function checkGatewayKind(gateway: Pick<GatewayInput, 'pg' | 'flow' | 'operation' | 'tokenizable'>): void {
+  const errors: Record<string, string[]> = {};
+  const cash = gateway.pg === CASH_PG;
+  if (cash && gateway.flow !== 'offline') errors.flow = ['A cash gateway (pg "cash") has flow "offline".'];
+  if (!cash && gateway.flow === 'offline')
+    errors.flow = ['Only a cash gateway (pg "cash") has flow "offline".'];
+  if (cash && gateway.operation !== 'purchase') {
+    errors.operation = ['A cash gateway takes the money at once: operation "purchase".'];
+  }
+  if (cash && gateway.tokenizable) errors.tokenizable = ['A cash gateway cannot save cards.'];
+  if (Object.keys(errors).length > 0) throw new FieldErrors(errors);
+}

@@ -24,6 +24,7 @@ function toGatewayChanges(body: UpdateGatewayDto): Partial<Omit<GatewayInput, 'c
     requireCustomerPhone: body.require_customer_phone,
     isActive: body.is_active,
     tokenizable: body.tokenizable,
+    instructions: body.instructions,
   });
 }
 
@@ -46,7 +47,9 @@ export class GatewaysAdminController {
     {
       summary: 'Add a gateway',
       description:
-        'Defaults: operation `purchase`, fees "0", icon "", flow `redirect`, require_customer_phone false, is_active true. ' +
+        'Defaults: operation `purchase`, fees "0", icon "", flow `redirect` (`offline` for pg `cash`), ' +
+        'require_customer_phone false, is_active true, instructions "". A cash gateway is flow `offline`, ' +
+        'operation `purchase` and not tokenizable. ' +
         'Every currency must be configured. A duplicate code → 400.',
       operationId: 'adminCreateGateway',
     },

@@ -100,6 +100,7 @@ export class CheckoutPagesService {
           errors,
           typed: refused.typed,
           notice: refused.inProgress ? t.attemptInProgress : undefined,
+          cashInstructions: gateway.flow === 'offline' ? gateway.instructions : undefined,
         },
         ctx.language,
       ),

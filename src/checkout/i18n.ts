@@ -21,6 +21,8 @@ export interface PageStrings {
   cardHint: string;
   pay: string;
   sandboxNotice: string;
+  /** Cash (SPEC §16): what happens after the customer follows the merchant's instructions. */
+  cashNotice: string;
   backToCheckout: string;
   reference: string;
   tryAgain: string;
@@ -61,6 +63,7 @@ const EN: PageStrings = {
   cardHint: 'Digits only; spaces are fine.',
   pay: 'Pay',
   sandboxNotice: 'Sandbox: no real money moves. Use a test card.',
+  cashNotice: 'Pay in cash as described. The merchant confirms the payment when they receive it.',
   backToCheckout: 'Back to checkout',
   reference: 'Reference number',
   tryAgain: 'Try again',
@@ -112,6 +115,7 @@ const AR: PageStrings = {
   cardHint: 'أرقام فقط، ويمكن استخدام المسافات.',
   pay: 'ادفع',
   sandboxNotice: 'بيئة تجريبية: لا تتحرك أموال حقيقية. استخدم بطاقة اختبار.',
+  cashNotice: 'ادفع نقدًا كما هو موضح. يؤكد التاجر الدفع عند استلامه.',
   backToCheckout: 'العودة إلى صفحة الدفع',
   reference: 'الرقم المرجعي',
   tryAgain: 'حاول مرة أخرى',

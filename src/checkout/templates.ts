@@ -184,6 +184,8 @@ export interface PaymentView {
   typed?: { expiry?: string; name_on_card?: string; saved_card?: string; save_card?: boolean };
   /** Why the last submission was not charged, when another attempt held the transaction. */
   notice?: string;
+  /** A cash gateway (flow `offline`, SPEC §16): the merchant's instructions instead of a card form. */
+  cashInstructions?: string;
 }
 
 interface InputSpec {
@@ -284,8 +286,9 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
   const body = html` <p class="method-name">${view.methodName}</p>
     ${summary(tx, t, payable)} ${tx.state !== 'created' ? stateNotice(tx.state as TransactionState, t) : ''}
     ${view.notice ? html`<p class="notice notice-warning" role="alert">${view.notice}</p>` : ''}
+    ${payable && view.cashInstructions !== undefined ? cashSection(view, view.cashInstructions, t) : ''}
     ${
-      payable
+      payable && view.cashInstructions === undefined
         ? html`${view.isSandbox ? html`<p class="sandbox">${t.sandboxNotice}</p>` : ''}
             <form method="post" class="pay" novalidate>
               <input type="hidden" name="csrf_token" value="${view.csrfToken}" />
@@ -301,6 +304,15 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
         : ''
     }`;
   return layout({ language, title: t.paymentTitle, merchantName: view.merchantName, body });
+}
+
+/** A cash gateway's part of the payment page: the merchant's instructions, no form (SPEC §16). */
+function cashSection(view: PaymentView, instructions: string, t: PageStrings): SafeHtml {
+  return html`<section class="cash" aria-label="${view.methodName}">
+      ${instructions ? html`<p class="instructions" data-testid="cash-instructions">${instructions}</p>` : ''}
+      <p class="notice">${t.cashNotice}</p>
+    </section>
+    <p><a href="${view.checkoutUrl}">${t.backToCheckout}</a></p>`;
 }
 
 export interface ResultView {

@@ -9,8 +9,15 @@ export const isSandbox = (gateway: Pick<Gateway, 'type'>): boolean => gateway.ty
 export type GatewayType = (typeof GATEWAY_TYPES)[number];
 export const GATEWAY_OPERATIONS = ['purchase', 'authorize'] as const;
 export type GatewayOperation = (typeof GATEWAY_OPERATIONS)[number];
-export const GATEWAY_FLOWS = ['redirect'] as const;
+/**
+ * How the customer pays: `redirect` to the gateway's payment page, or `offline` (cash, SPEC §16):
+ * the page shows the merchant's instructions and the merchant acknowledges the money.
+ */
+export const GATEWAY_FLOWS = ['redirect', 'offline'] as const;
 export type GatewayFlow = (typeof GATEWAY_FLOWS)[number];
+/** The `pg` of cash gateways (SPEC §16): always flow `offline`. */
+export const CASH_PG = 'cash';
+export const isCash = (gateway: Pick<Gateway, 'pg'>): boolean => gateway.pg === CASH_PG;
 
 /** A payment gateway settings instance ("pg code") that transactions are paid through. */
 @Entity({ name: 'gateways' })
@@ -58,6 +65,10 @@ export class Gateway {
   /** Can save cards for later charges (SPEC §15); sandbox gateways can. */
   @Column({ type: 'boolean', default: false })
   tokenizable: boolean;
+
+  /** What the customer is told on the checkout page (cash: where and how to pay). */
+  @Column({ type: 'varchar', length: LIMITS.gatewayInstructions, default: '' })
+  instructions: string;
 
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;

@@ -21,6 +21,8 @@ export interface GatewayInput {
   isActive: boolean;
   /** Can save cards (SPEC §15); a new gateway defaults to its type being `sandbox`. */
   tokenizable: boolean;
+  /** Shown to the customer on the payment page (cash gateways: where and how to pay). */
+  instructions: string;
 }
 
 /** What a new gateway takes when not given (admin API, first-start bootstrap). */
@@ -32,6 +34,7 @@ export const GATEWAY_DEFAULTS = {
   flow: 'redirect',
   requireCustomerPhone: false,
   isActive: true,
+  instructions: '',
 } as const satisfies Partial<GatewayInput>;
 
 /** Gateway settings instances ("pg codes") that transactions are paid through. */

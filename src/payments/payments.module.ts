@@ -8,12 +8,15 @@ import { SandboxToken } from './adapters/sandbox-token.entity';
 import { AutoDebitController } from './auto-debit.controller';
 import { AutoDebitService } from './auto-debit.service';
 import { InquiryController } from './inquiry.controller';
+import { CashPaymentController } from './cash-payment.controller';
+import { CashPaymentService } from './cash-payment.service';
 import { InquiryService } from './inquiry.service';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { GATEWAY_ADAPTERS, type GatewayAdapter } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
 import { SandboxCharge } from './adapters/sandbox-charge.entity';
 import { SandboxGatewayAdapter } from './adapters/sandbox-gateway.adapter';
+import { CashGatewayAdapter } from './adapters/cash-gateway.adapter';
 import { AttemptSettlement } from './attempt-settlement';
 import { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
@@ -34,13 +37,14 @@ import { TestHelpersController } from './test-helpers.controller';
     EventsModule,
     IdempotencyModule,
   ],
-  controllers: [TestHelpersController, AutoDebitController, InquiryController],
+  controllers: [TestHelpersController, AutoDebitController, InquiryController, CashPaymentController],
   providers: [
     SandboxGatewayAdapter,
+    CashGatewayAdapter,
     {
       provide: GATEWAY_ADAPTERS,
       useFactory: (...adapters: GatewayAdapter[]): GatewayAdapter[] => adapters,
-      inject: [SandboxGatewayAdapter],
+      inject: [SandboxGatewayAdapter, CashGatewayAdapter],
     },
     GatewayAdapters,
     PaymentAttemptsRepository,
@@ -48,6 +52,7 @@ import { TestHelpersController } from './test-helpers.controller';
     PaymentsService,
     AutoDebitService,
     InquiryService,
+    CashPaymentService,
     ReconcilerJob,
   ],
   exports: [PaymentsService, AttemptSettlement, GatewayAdapters],

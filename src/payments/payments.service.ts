@@ -115,6 +115,9 @@ export class PaymentsService {
     if (request.sandboxOnly && !isSandbox(gateway)) {
       throw new PermissionDenied('Test helpers only work with gateways of type "sandbox".');
     }
+    if (gateway.flow === 'offline') {
+      throw new BadRequest(`Gateway "${gateway.code}" takes cash: the merchant acknowledges the payment.`);
+    }
     if (!isPayable(opened.state)) throw notPayable(opened);
     const adapter = this.adapters.for(gateway);
     if (!adapter) throw new BadRequest(`Gateway "${gateway.code}" cannot take payments yet.`);

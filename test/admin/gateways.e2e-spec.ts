@@ -59,6 +59,7 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
       require_customer_phone: false,
       is_active: true,
       tokenizable: false,
+      instructions: '',
     });
     assert.deepEqual((await get('gw-defaults').expect(200)).body, res.body);
   });

@@ -45,7 +45,9 @@ describe('webhook payload additions (SPEC §16)', () => {
     t = await startApp({ env: FAST_DELIVERY_ENV });
     s = await seedBasics(t);
     const gateways = t.app.get(GatewaysService);
-    await gateways.create(gatewayInput({ code: 'sandbox-auth', name: 'Sandbox auth', operation: 'authorize' }));
+    await gateways.create(
+      gatewayInput({ code: 'sandbox-auth', name: 'Sandbox auth', operation: 'authorize' }),
+    );
     await gateways.create(
       gatewayInput({ code: 'sandbox-fee', name: 'Sandbox with fee', feeFixed: '0.250', feePercent: '2' }),
     );
@@ -129,7 +131,11 @@ describe('webhook payload additions (SPEC §16)', () => {
     const id = String(tx.session_id);
     await d.pay(id, TEST_CARDS.success);
     const authorized = await webhookOf(id, 'authorized');
-    assert.equal(authorized.settled_amount, '0.000', 'an authorization holds the money, it does not settle it');
+    assert.equal(
+      authorized.settled_amount,
+      '0.000',
+      'an authorization holds the money, it does not settle it',
+    );
     assert.equal((await d.operate({ operation: 'capture', session_id: id, amount: '60' })).status, 200);
     const captured = await webhookOf(id, 'captured');
     assert.equal(captured.settled_amount, '60.000');

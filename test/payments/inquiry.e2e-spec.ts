@@ -3,7 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { payloadSignature } from '../../src/events/webhooks/signature';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { UsersService } from '../../src/auth/users/users.service';
-import { adminEvents, dataSourceOf, eventually, FAST_DELIVERY_ENV, SIGNING_KEY } from '../events/event-helpers';
+import {
+  adminEvents,
+  dataSourceOf,
+  eventually,
+  FAST_DELIVERY_ENV,
+  SIGNING_KEY,
+} from '../events/event-helpers';
 import { leaveCrashedAttempt } from '../factories/crashed-attempts';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
 import { basicAuth, gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
@@ -167,9 +173,11 @@ describe('inquiry', () => {
       session_id: ['Send session_id or order_no to name the transaction.'],
     });
     const id = String((await d.create({ webhook_url: hook.url })).session_id);
-    const bad = await inquire({ session_id: id, notify_webhook_url: 'maybe', webhook_url: 'not a url' }).expect(
-      400,
-    );
+    const bad = await inquire({
+      session_id: id,
+      notify_webhook_url: 'maybe',
+      webhook_url: 'not a url',
+    }).expect(400);
     assert.deepEqual(Object.keys(bad.body as object).sort(), ['notify_webhook_url', 'webhook_url']);
     const long = await inquire({ session_id: 'a'.repeat(41) }).expect(400);
     assert.ok(Array.isArray(long.body.session_id));
@@ -182,8 +190,8 @@ describe('inquiry', () => {
     const denied = await inquire({ session_id: id }, s.merchant).expect(403);
     assert.equal(denied.body.result, 'failed');
     assert.match(String(denied.body.detail), /other-sandbox/);
-    await t
-      .app.get(UsersService)
+    await t.app
+      .get(UsersService)
       .create({ username: 'other-user', password: 'other-pass-12', gatewayCodes: ['other-sandbox'] });
     await inquire({ session_id: id }, basicAuth('other-user', 'other-pass-12')).expect(200);
     const anonymous = await inquire({ session_id: id }, null).expect(401);

@@ -24,6 +24,7 @@ export function gatewayInput(overrides: Partial<GatewayInput> = {}): GatewayInpu
     requireCustomerPhone: false,
     isActive: true,
     tokenizable: true,
+    instructions: '',
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import { ApiHideProperty, ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import { BoolField, ChoiceField } from '../../common/validation/field-decorators';
+import { BoolField, ChoiceField, TextField } from '../../common/validation/field-decorators';
 import { LIMITS } from '../../common/validation/limits';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../../gateways/gateway.entity';
 import { MSG } from '../../common/validation/messages';
@@ -25,6 +25,8 @@ export class GatewayDto {
   @ApiProperty() require_customer_phone: boolean;
   @ApiProperty() is_active: boolean;
   @ApiProperty({ description: 'Can save cards for later charges (SPEC §15)' }) tokenizable: boolean;
+  @ApiProperty({ description: 'Shown to the customer on the payment page (cash: where and how to pay)' })
+  instructions: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
@@ -79,7 +81,11 @@ export class CreateGatewayDto {
   @UrlOrEmptyField(ADMIN_LIMITS.iconUrl, { optional: true })
   icon?: string;
 
-  @ChoiceField(GATEWAY_FLOWS, { optional: true, notNull: true, description: 'Default `redirect`' })
+  @ChoiceField(GATEWAY_FLOWS, {
+    optional: true,
+    notNull: true,
+    description: 'Default `redirect`; `offline` for (and only for) pg `cash`, which defaults to it',
+  })
   flow?: string;
 
   @BoolField({ optional: true, notNull: true, description: 'Default false' })
@@ -91,9 +97,18 @@ export class CreateGatewayDto {
   @BoolField({
     optional: true,
     notNull: true,
-    description: 'Can save cards for later charges (SPEC §15). Default: true for a sandbox gateway, false otherwise',
+    description:
+      'Can save cards for later charges (SPEC §15). Default: true for a sandbox gateway, false otherwise',
   })
   tokenizable?: boolean;
+
+  @TextField(LIMITS.gatewayInstructions, {
+    optional: true,
+    notNull: true,
+    example: 'Pay at our Salmiya branch, Salem Al Mubarak St., 9:00–21:00.',
+    description: 'Shown to the customer on the payment page (cash: where and how to pay). Default ""',
+  })
+  instructions?: string;
 }
 
 /** `PATCH gateways/{code}/`: only the sent fields change; `code` cannot change. */

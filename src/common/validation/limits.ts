@@ -19,6 +19,8 @@ export const LIMITS = {
   amountIntegerDigits: 13,
   gatewayCode: 64,
   gatewayName: 128,
+  /** A gateway's instructions to the customer (cash: where and how to pay). */
+  gatewayInstructions: 1000,
   username: 150,
   apiKeyName: 100,
   merchantName: 128,

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { UnitOfWork } from '../../database/unit-of-work';
-import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
+import { isCash, isSandbox, type Gateway } from '../../gateways/gateway.entity';
 import type {
   AttemptOutcome,
   FollowUpInput,
@@ -31,7 +31,7 @@ const RESPONSE_CODES: Record<Result, string> = { success: '00', declined: '05', 
 
 /**
  * The sandbox gateway: decides by test card, talks to no one. Serves every gateway of type
- * `sandbox`, whatever its `pg`. A card number that is none of the test cards is declined, as a real
+ * `sandbox`, whatever its `pg` (but `cash`). A card number that is none of the test cards is declined, as a real
  * sandbox would decline an unknown card. Like a real gateway it keeps its own record of each
  * charge (`sandbox_charges`, never card data), so `inquire` can answer for it later, and a vault
  * of the cards it tokenized (`sandbox_tokens`): a token charges as its test card does later on.
@@ -47,7 +47,7 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
   ) {}
 
   serves(gateway: Gateway): boolean {
-    return isSandbox(gateway);
+    return isSandbox(gateway) && !isCash(gateway);
   }
 
   async pay(input: PayInput): Promise<AttemptOutcome> {
