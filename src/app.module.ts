@@ -16,6 +16,7 @@ import { ExpiryModule } from './expiry/expiry.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { OperationsModule } from './operations/operations.module';
+import { PaymentMethodsModule } from './payment-methods/payment-methods.module';
 import { PaymentsModule } from './payments/payments.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
@@ -35,6 +36,7 @@ export class AppModule {
         TransactionsModule,
         PaymentsModule,
         OperationsModule,
+        PaymentMethodsModule,
         ExpiryModule,
         CheckoutModule,
         HealthModule,
