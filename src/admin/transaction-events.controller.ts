@@ -31,7 +31,7 @@ export class TransactionEventsAdminController {
   })
   @ApiOkResponse({ type: EventDto, isArray: true })
   async list(@Param('session_id') sessionId: string): Promise<EventDto[]> {
-    const tx = await this.transactions.get(sessionId);
+    const tx = await this.transactions.getIncludingDeleted(sessionId);
     return this.events.list(tx.id);
   }
 
@@ -45,7 +45,7 @@ export class TransactionEventsAdminController {
     @Param('session_id') sessionId: string,
     @Param('event_id') eventId: string,
   ): Promise<RedeliveryDto> {
-    const tx = await this.transactions.get(sessionId);
+    const tx = await this.transactions.getIncludingDeleted(sessionId);
     return this.events.redeliver(tx.id, eventId, tx.webhookUrl);
   }
 }

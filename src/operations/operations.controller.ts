@@ -28,7 +28,7 @@ export class OperationsController {
   @HttpCode(200)
   @Authenticated('api-key', 'basic')
   @ApiOperation({
-    summary: 'Capture, void, refund, cancel or expire a transaction',
+    summary: 'Capture, void, refund, cancel, expire or delete a transaction',
     operationId: 'runOperation',
   })
   @ApiHeader({

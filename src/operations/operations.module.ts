@@ -9,13 +9,7 @@ import { OperationsService } from './operations.service';
 
 /** The operations API (SPEC §10). */
 @Module({
-  imports: [
-    IdempotencyModule,
-    TransactionsModule,
-    PaymentsModule,
-    CurrenciesModule,
-    GatewaysModule,
-  ],
+  imports: [IdempotencyModule, TransactionsModule, PaymentsModule, CurrenciesModule, GatewaysModule],
   controllers: [OperationsController],
   providers: [OperationsService],
 })

@@ -10,12 +10,13 @@ import type { FollowUpOperation } from '../payments/adapters/gateway-adapter';
 import { GatewayAdapters } from '../payments/adapters/gateway-adapters';
 import { PaymentsService } from '../payments/payments.service';
 import { nextState, type Trigger } from '../transactions/state-machine';
+import { isPayable } from '../transactions/transaction-state';
 import type { Transaction } from '../transactions/transaction.entity';
 import { ATTEMPT_HOLDS_IT, TransactionsService } from '../transactions/transactions.service';
 import { TransitionService, type AmountChanges } from '../transactions/transition.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 
-export const OPERATIONS = ['capture', 'void', 'refund', 'cancel', 'expire'] as const;
+export const OPERATIONS = ['capture', 'void', 'refund', 'cancel', 'expire', 'delete'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 const MAX_TRACKING_KEY = 255;
@@ -30,6 +31,7 @@ const DONE: Record<Operation, string> = {
   refund: 'The amount has been refunded.',
   cancel: 'The transaction has been canceled.',
   expire: 'The transaction has been expired.',
+  delete: 'The transaction has been deleted.',
 };
 
 /** An operation's answer: status code and SPEC §10 body. */
@@ -111,7 +113,11 @@ export class OperationsService {
       await this.idempotency.release(claim);
       throw error;
     }
-    await this.idempotency.complete(claim, { status: answer.status, headers: {}, body: JSON.stringify(answer.body) });
+    await this.idempotency.complete(claim, {
+      status: answer.status,
+      headers: {},
+      body: JSON.stringify(answer.body),
+    });
     return answer;
   }
 
@@ -139,6 +145,7 @@ export class OperationsService {
     }
     const currency = await this.currencies.findByCode(tx.currencyCode);
     const digits = currency?.digits ?? 2;
+    if (operation === 'delete') return this.hide(tx, digits);
     const requested =
       operation === 'capture' || operation === 'refund' ? parseAmount(input.amount, digits, tx) : null;
 
@@ -171,6 +178,53 @@ export class OperationsService {
       }
       // Refused by the table, or another change won: decide again on the row as it is now.
       if (!outcome.transaction) throw new OperationRefused('Not found.', 404);
+      if (round >= ROUNDS) {
+        throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
+      }
+    }
+  }
+
+  /**
+   * The `delete` operation (SPEC §16): hides the transaction and releases its order_no; a payable
+   * one is canceled first, in the same unit of work (its `canceled` event says `operation: delete`).
+   * An authorization still holds the customer's money: it must be voided or captured first.
+   */
+  private async hide(tx: Transaction, digits: number): Promise<Record<string, unknown>> {
+    for (let round = 1; ; round++) {
+      const current = round === 1 ? tx : await this.transactions.get(tx.sessionId);
+      if (current.attemptInFlight) throw new OperationRefused(ATTEMPT_HOLDS_IT, 409);
+      if (current.state === 'authorized') {
+        throw new OperationRefused('Cannot delete an authorized transaction: void or capture it first.');
+      }
+      const now = new Date();
+      let hidden: Transaction | null = null;
+      if (isPayable(current.state)) {
+        const outcome = await this.transitions.apply(current, {
+          trigger: 'cancel',
+          details: { operation: 'delete', operationAmount: current.amount, result: 'success' },
+          alsoWrite: async (manager, row) => {
+            if (!(await this.transactions.hide(row.id, [row.state], now, manager))) {
+              throw new Error(`Transaction ${row.id} could not be hidden after its cancel`);
+            }
+          },
+          now,
+        });
+        if (outcome.applied) hidden = outcome.transaction;
+      } else if (await this.transactions.hide(current.id, [current.state], now)) {
+        hidden = current;
+      }
+      if (hidden) {
+        return {
+          detail: DONE.delete,
+          operation: 'delete',
+          result: 'success',
+          session_id: hidden.sessionId,
+          order_no: hidden.orderNo,
+          amount: formatAmount(hidden.amount, digits),
+          state: hidden.state,
+        };
+      }
+      // Another change won (a payment, a concurrent delete): decide again on the row as it is now.
       if (round >= ROUNDS) {
         throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
       }
@@ -228,7 +282,7 @@ interface Plan {
  * `requested` is the amount sent (capture, refund), null for "the rest".
  */
 export function planOperation(
-  operation: Operation,
+  operation: Exclude<Operation, 'delete'>,
   tx: Transaction,
   requested: string | null,
   digits: number,

@@ -179,6 +179,13 @@ export class Transaction {
   @MoneyColumn({ name: 'voided_amount' })
   voidedAmount: string;
 
+  /**
+   * Set by the `delete` operation (SPEC §16): the merchant API and the pages no longer find it;
+   * the row and its events stay for admins.
+   */
+  @TimestampColumn({ name: 'deleted_at', nullable: true })
+  deletedAt: Date | null;
+
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 

@@ -84,6 +84,25 @@ export class TransactionsRepository {
   }
 
   /**
+   * Hides a transaction (the `delete` operation, SPEC §16) and releases its order_no, only while it
+   * is in one of `states`, not hidden yet and not held by a payment attempt; bumps the version.
+   */
+  async hide(
+    id: string,
+    states: readonly TransactionState[],
+    now: Date,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const result = await this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ deletedAt: now, liveOrderNo: null, updatedAt: now, version: () => 'version + 1' })
+      .where({ id, state: In([...states]), deletedAt: IsNull(), attemptInFlight: IsNull() })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
+  /**
    * Claims a payable transaction for one payment attempt (SPEC §17) before the gateway is called:
    * sets `attempt_in_flight` only while the row is in one of `payable`, before its deadline, and
    * no other attempt holds it. False when any of that does not hold.

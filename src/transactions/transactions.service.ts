@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import { FieldErrors, NotFound, PreconditionFailed, StateConflict } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
@@ -15,7 +16,7 @@ import { Transaction } from './transaction.entity';
 import { mergeRequestFields, toRequestFields } from './request-fields';
 import { columnsFromInput } from './transaction-columns';
 import { toTransactionDto } from './transaction.mapper';
-import { isPayable, PAYABLE_STATES } from './transaction-state';
+import { isPayable, PAYABLE_STATES, type TransactionState } from './transaction-state';
 import { AttachmentChange, TransactionAttachments } from './transaction-attachment';
 import { TransactionValidator } from './transaction-validator';
 import { TransactionsRepository } from './transactions.repository';
@@ -90,6 +91,7 @@ export class TransactionsService {
       expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
       attemptInFlight: null,
       eventSequence: 0,
+      deletedAt: null,
       qrCodeToken: columns.qrCodeToken ?? null,
     } satisfies Partial<Transaction>);
     let tx = draft;
@@ -196,13 +198,30 @@ export class TransactionsService {
     return this.transactions.usesGateway(pgCode);
   }
 
+  /** Hides a transaction (the `delete` operation, SPEC §16); see {@link TransactionsRepository.hide}. */
+  hide(
+    id: string,
+    states: readonly TransactionState[],
+    now: Date,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    return this.transactions.hide(id, states, now, manager);
+  }
+
   /** Whether deleting the currency would leave transactions without their digits. */
   usesCurrency(currencyCode: string): Promise<boolean> {
     return this.transactions.usesCurrency(currencyCode);
   }
 
-  /** The transaction of a session id; NotFound (404) when unknown or malformed. */
+  /** The transaction of a session id; NotFound (404) when unknown, malformed or deleted. */
   async get(sessionId: string): Promise<Transaction> {
+    const tx = await this.getIncludingDeleted(sessionId);
+    if (tx.deletedAt) throw new NotFound();
+    return tx;
+  }
+
+  /** {@link get} that also finds deleted transactions (admins still see them, SPEC §16). */
+  async getIncludingDeleted(sessionId: string): Promise<Transaction> {
     const tx = /^[0-9a-f]{40}$/.test(sessionId) ? await this.transactions.findBySessionId(sessionId) : null;
     if (!tx) throw new NotFound();
     return tx;
@@ -211,7 +230,7 @@ export class TransactionsService {
   /** The transaction whose `qr_code_url` carries this token (404 when none). */
   async getByQrCodeToken(token: string): Promise<Transaction> {
     const tx = /^[A-Za-z0-9_-]{32}$/.test(token) ? await this.transactions.findByQrCodeToken(token) : null;
-    if (!tx) throw new NotFound();
+    if (!tx || tx.deletedAt) throw new NotFound();
     return tx;
   }
 
@@ -222,7 +241,7 @@ export class TransactionsService {
 
   /** The live (else the most recent) transaction with this order_no; NotFound when none. */
   async getByOrderNo(orderNo: string): Promise<Transaction> {
-    const found = await this.transactions.findByOrderNo(orderNo);
+    const found = (await this.transactions.findByOrderNo(orderNo)).filter((t) => !t.deletedAt);
     const tx = found.find((t) => t.liveOrderNo === orderNo) ?? found[0];
     if (!tx) throw new NotFound();
     return tx;

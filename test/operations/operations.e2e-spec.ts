@@ -195,7 +195,7 @@ describe('operations API', () => {
       [
         400,
         {
-          detail: '"operation" must be one of: capture, void, refund, cancel, expire.',
+          detail: '"operation" must be one of: capture, void, refund, cancel, expire, delete.',
           operation: 'explode',
           result: 'failed',
         },

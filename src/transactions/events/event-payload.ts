@@ -6,7 +6,7 @@ import type { CardDto } from '../../cards/dto/card.dto';
 
 /** What an event carries beside the transaction's own fields. */
 export interface EventDetails {
-  /** Operation events (capture, void, refund, cancel, expire). */
+  /** Operation events (capture, void, refund, cancel, expire, and the cancel of a delete). */
   operation?: string;
   /** The operation's amount (decimal text). */
   operationAmount?: string;
