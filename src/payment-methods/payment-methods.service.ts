@@ -4,9 +4,9 @@ import { toCardDto } from '../cards/card.view';
 import { CardsRepository } from '../cards/cards.repository';
 import { Money } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
-import { isSandbox, type Gateway } from '../gateways/gateway.entity';
+import type { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
-import { defaultGatewayIcon } from '../transactions/transaction-urls';
+import { gatewaySummary } from '../gateways/gateway-summary';
 import type { PaymentMethodsRequestDto } from './dto/payment-methods-request.dto';
 import type { AvailablePaymentMethodDto, PaymentMethodsDto } from './dto/payment-methods.dto';
 
@@ -40,16 +40,10 @@ export class PaymentMethodsService {
 
   private toMethod(gateway: Gateway): AvailablePaymentMethodDto {
     return {
-      code: gateway.code,
-      name: gateway.name,
-      pg: gateway.pg,
-      type: gateway.type,
-      is_sandbox: isSandbox(gateway),
+      ...gatewaySummary(gateway, this.config.publicBaseUrl),
       currencies: gateway.currencies,
       operation: gateway.operation,
       tokenizable: gateway.tokenizable,
-      icon: gateway.icon || defaultGatewayIcon(this.config.publicBaseUrl, gateway.pg),
-      flow: gateway.flow,
       fee_description: feeDescription(gateway),
     };
   }

@@ -9,5 +9,3 @@ export const checkoutPageUrl = (base: string, sessionId: string): string =>
 export const qrCodeUrl = (base: string, token: string): string => `${base}/b/checkout/qr/${token}.png`;
 export const paymentPageUrl = (base: string, sessionId: string, pgCode: string): string =>
   `${base}/b/checkout/pay/${encodeURIComponent(pgCode)}/?session_id=${sessionId}`;
-export const defaultGatewayIcon = (base: string, pg: string): string =>
-  `${base}/b/checkout/static/icons/${encodeURIComponent(pg)}.svg`;

@@ -1,16 +1,11 @@
 import { attachmentUrl } from '../attachments/attachments.service';
 import { computeFee, formatAmount } from '../common/money/money';
 import { formatDuration } from '../common/time/duration';
-import { isSandbox, type Gateway } from '../gateways/gateway.entity';
+import type { Gateway } from '../gateways/gateway.entity';
+import { gatewaySummary } from '../gateways/gateway-summary';
 import type { PaymentMethodDto, TransactionDto } from './dto/transaction.dto';
 import type { Transaction } from './transaction.entity';
-import {
-  checkoutPageUrl,
-  checkoutUrl,
-  defaultGatewayIcon,
-  paymentPageUrl,
-  qrCodeUrl,
-} from './transaction-urls';
+import { checkoutPageUrl, checkoutUrl, paymentPageUrl, qrCodeUrl } from './transaction-urls';
 import { SETTLED_STATES } from './transaction-state';
 
 /** Everything a representation needs beside the row itself. */
@@ -79,16 +74,10 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
 
 function toPaymentMethod(tx: Transaction, gateway: Gateway, ctx: RepresentationContext): PaymentMethodDto {
   return {
-    code: gateway.code,
-    name: gateway.name,
-    pg: gateway.pg,
-    type: gateway.type,
-    is_sandbox: isSandbox(gateway),
+    ...gatewaySummary(gateway, ctx.publicBaseUrl),
     amount: formatAmount(tx.amount, ctx.digits),
     currency_code: tx.currencyCode,
     fee: computeFee(tx.amount, gateway.feeFixed, gateway.feePercent, ctx.digits),
-    icon: gateway.icon || defaultGatewayIcon(ctx.publicBaseUrl, gateway.pg),
-    flow: gateway.flow,
     redirect_url: paymentPageUrl(ctx.publicBaseUrl, tx.sessionId, gateway.code),
   };
 }
