@@ -1,17 +1,24 @@
-// `npm run bench`: creates/s and retrieves/s (p50/p99 latency) of the BUILT service on a fresh
-// MySQL database, at 10 connections, against a bare node:http + mysql2 server doing the same single
-// INSERT / SELECT (bench/raw-server.ts). Prints a table and the ratio checkout / raw.
-//   MYSQL_URL      server to use (default mysql://root@127.0.0.1:3306/); a fresh database is created and dropped
-//   BENCH_SECONDS  length of each measurement (default 10)
+// `npm run bench`: CPU per request of the BUILT service's hot paths against a bare NestJS + Express
+// ping measured in the same run (bench/ping-server.ts), on a fresh MySQL database, 10 connections.
+// Legs, one after the other: ping, create, ping, retrieve, ping. Each service leg is compared with
+// the mean of the ping legs on either side, so machine noise that drifts over the run cancels out.
+// The create leg sends a merchant's usual body (webhook_url, notifications, customer fields) to a
+// local webhook receiver and is counted until every `created` webhook has arrived.
+// Per leg: requests/s, p50/p99, CPU µs per request of the server and of mariadbd (from /proc),
+// SQL statements per request (MariaDB's `Questions` counter), failures.
+//   MYSQL_URL          server to use (default mysql://root@127.0.0.1:3306/); a fresh database is created and dropped
+//   BENCH_SECONDS      length of each leg (default 10)
 //   BENCH_CONNECTIONS  concurrent connections (default 10)
 //   BENCH_NODE_ARGS    extra node flags for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
+import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
 import { transactionBody } from '../test/factories/transaction.factory';
 import { seedBasics } from '../test/setup/fixtures';
 import { ADMIN, freePort, startApp } from '../test/setup/test-app';
@@ -20,28 +27,41 @@ import { createMysqlDatabase, TestDatabase } from '../test/setup/test-database';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PATH = '/b/checkout/v1/pymt-txn/';
-const BODY = JSON.stringify(transactionBody());
+const WEBHOOK_WAIT_MS = 120_000;
 
-interface Measure {
+interface Leg {
+  name: string;
+  requests: number;
   perSecond: number;
-  /** CPU time of the server process per request: steadier than req/s on a busy machine. */
-  cpuMsPerRequest: number;
   p50: number;
   p99: number;
   failures: number;
-  /** SQL statements the server received per request (MariaDB's global `Questions` counter). */
-  statementsPerRequest: number;
-}
-interface Row {
-  server: string;
-  create: Measure;
-  retrieve: Measure;
+  /** CPU µs of the server process per request. */
+  cpuUs: number;
+  /** CPU µs of mariadbd per request. */
+  dbCpuUs: number;
+  /** SQL statements the database received per request. */
+  statements: number;
 }
 
-/** utime + stime of a process in ms, from /proc (Linux; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+/** utime + stime of a process in µs, from /proc (Linux; clock ticks of 10 ms). */
+function cpuUs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** The database server's pid (mariadbd or mysqld on this machine), or null when it runs elsewhere. */
+function databasePid(): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'mariadbd' || comm === 'mysqld') return Number(entry);
+    } catch {
+      /* gone */
+    }
+  }
+  return null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,6 +79,7 @@ async function seed(db: TestDatabase): Promise<string> {
 async function startProcess(
   script: string,
   env: Record<string, string>,
+  readyPath: string,
   nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
@@ -69,8 +90,8 @@ async function startProcess(
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}${PATH}0`).then(
-      (r) => r.status === 404,
+    const ok = await fetch(`${url}${readyPath}`).then(
+      (r) => r.status < 500,
       () => false,
     );
     if (ok) return { child, url };
@@ -91,113 +112,184 @@ async function questions(sql: Connection): Promise<number> {
   return Number(rows[0].Value);
 }
 
-async function measure(pid: number, sql: Connection, options: autocannon.Options): Promise<Measure> {
+/** Counts the webhooks it receives; answers 200 at once, as a well-behaved receiver does. */
+class WebhookReceiver {
+  received = 0;
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<WebhookReceiver> {
+    const receiver: WebhookReceiver = new WebhookReceiver(
+      createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          receiver.received++;
+          res.writeHead(200, { 'Content-Length': '0' }).end();
+        });
+      }),
+    );
+    await new Promise<void>((r) => receiver.server.listen(0, '127.0.0.1', r));
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  async until(count: number): Promise<void> {
+    const deadline = Date.now() + WEBHOOK_WAIT_MS;
+    while (this.received < count) {
+      if (Date.now() > deadline) throw new Error(`only ${this.received} of ${count} webhooks arrived`);
+      await sleep(20);
+    }
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+/** One leg: autocannon at CONNECTIONS for SECONDS, then `settle` (the webhooks), all counted. */
+async function leg(
+  name: string,
+  pid: number,
+  dbPid: number | null,
+  sql: Connection,
+  options: autocannon.Options,
+  settle: (created: number) => Promise<void> = () => Promise.resolve(),
+): Promise<Leg> {
   const questionsBefore = await questions(sql);
-  const cpuBefore = cpuMs(pid);
-  const result = await autocannon(options);
-  const cpu = cpuMs(pid) - cpuBefore;
+  const cpuBefore = cpuUs(pid);
+  const dbBefore = dbPid ? cpuUs(dbPid) : 0;
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  await settle(result['2xx']);
+  const cpu = cpuUs(pid) - cpuBefore;
+  const dbCpu = dbPid ? cpuUs(dbPid) - dbBefore : 0;
   const statements = (await questions(sql)) - questionsBefore - 1;
+  const requests = Math.max(1, result.requests.total);
   return {
-    statementsPerRequest: statements / Math.max(1, result.requests.total),
+    name,
+    requests: result.requests.total,
     perSecond: result.requests.average,
-    cpuMsPerRequest: cpu / Math.max(1, result.requests.total),
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
+    cpuUs: cpu / requests,
+    dbCpuUs: dbCpu / requests,
+    statements: statements / requests,
   };
 }
 
-async function run(server: string, pid: number, url: string, auth: string, sql: Connection): Promise<Row> {
-  const headers = { Authorization: auth, 'Content-Type': 'application/json' };
-  // Warm-up (JIT, pools), then a pool of sessions to read back.
-  await autocannon({
-    url: `${url}${PATH}`,
-    connections: CONNECTIONS,
-    duration: 2,
-    method: 'POST',
-    headers,
-    body: BODY,
-  });
-  const ids: string[] = [];
-  for (let i = 0; i < 200; i++) {
-    const res = await fetch(`${url}${PATH}`, { method: 'POST', headers, body: BODY });
-    if (res.status !== 201) throw new Error(`${server}: create answered ${res.status}: ${await res.text()}`);
-    ids.push(((await res.json()) as { session_id: string }).session_id);
+function printTable(legs: Leg[], ratios: string[]): void {
+  console.log(
+    `\n${CONNECTIONS} connections, ${SECONDS} s per leg, ${cpus().length} CPUs, Node ${process.version}, ` +
+      `load average ${loadavg()[0].toFixed(1)}\n`,
+  );
+  console.log('| leg | req/s | CPU µs/req | mariadbd µs/req | SQL/req | p50 ms | p99 ms | failed |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const l of legs) {
+    console.log(
+      `| ${l.name} | ${l.perSecond.toFixed(0)} | ${l.cpuUs.toFixed(0)} | ${l.dbCpuUs.toFixed(0)} | ` +
+        `${l.statements.toFixed(1)} | ${l.p50} | ${l.p99} | ${l.failures} |`,
+    );
   }
-  const create = await measure(pid, sql, {
-    url: `${url}${PATH}`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    method: 'POST',
-    headers,
-    body: BODY,
-  });
-  const retrieve = await measure(pid, sql, {
-    url,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (request) => ({
-          ...request,
-          path: `${PATH}${ids[Math.floor(Math.random() * ids.length)]}/`,
-        }),
-      },
-    ],
-  });
-  return { server, create, retrieve };
-}
-
-function printTable(rows: Row[]): void {
-  const cell = (m: Measure) =>
-    `${m.perSecond.toFixed(0).padStart(6)} /s  ${m.cpuMsPerRequest.toFixed(2)} ms CPU/req  ${m.statementsPerRequest.toFixed(1)} SQL/req  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms${m.failures ? `  (${m.failures} failed)` : ''}`;
-  console.log(
-    `\n${CONNECTIONS} connections, ${SECONDS} s each, ${cpus().length} CPUs, Node ${process.version}\n`,
-  );
-  console.log(`| server | create (INSERT) | retrieve (SELECT) |`);
-  console.log(`|---|---|---|`);
-  for (const row of rows) console.log(`| ${row.server} | ${cell(row.create)} | ${cell(row.retrieve)} |`);
-  const [checkout, raw] = rows;
-  console.log(
-    `\nratio checkout / raw: create ${(checkout.create.perSecond / raw.create.perSecond).toFixed(2)}, ` +
-      `retrieve ${(checkout.retrieve.perSecond / raw.retrieve.perSecond).toFixed(2)}; ` +
-      `CPU per request checkout / raw: create ${(checkout.create.cpuMsPerRequest / raw.create.cpuMsPerRequest).toFixed(1)}×, ` +
-      `retrieve ${(checkout.retrieve.cpuMsPerRequest / raw.retrieve.cpuMsPerRequest).toFixed(1)}×`,
-  );
+  console.log('');
+  for (const line of ratios) console.log(line);
 }
 
 async function main(): Promise<void> {
-  const db = await createMysqlDatabase(
-    process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
-    'checkout_bench',
-  );
+  const mysqlUrl = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+  const db = await createMysqlDatabase(mysqlUrl, 'checkout_bench');
+  const receiver = await WebhookReceiver.start();
+  const dbPid = databasePid();
   let sql: Connection | undefined;
   try {
     const auth = await seed(db);
-    sql = await createConnection(process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
-    const rows: Row[] = [];
+    sql = await createConnection(mysqlUrl);
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const ping = await startProcess('bench/ping-server.js', {}, '/ping');
     const service = await startProcess(
       'src/main.js',
-      { ...db.env, LOG_LEVEL: 'info', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+      {
+        ...db.env,
+        LOG_LEVEL: 'info',
+        ADMIN_USERNAME: ADMIN.username,
+        ADMIN_PASSWORD: ADMIN.password,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_SIGNING_KEY: 'bench-signing-key',
+      },
+      `${PATH}0`,
       nodeArgs,
     );
+    const headers = { Authorization: auth, 'Content-Type': 'application/json' };
+    const body = JSON.stringify(
+      transactionBody({
+        webhook_url: receiver.url,
+        customer_first_name: 'Jane',
+        customer_last_name: 'Doe',
+        customer_email: 'jane@example.com',
+        customer_phone: '96550000000',
+        notifications: { email: ['paid', 'refunded'], sms: ['paid'] },
+        extra: { cart_id: 'c-1029', channel: 'web' },
+      }),
+    );
+    const create: autocannon.Options = { url: `${service.url}${PATH}`, method: 'POST', headers, body };
+    const pingOptions: autocannon.Options = { url: `${ping.url}/ping` };
     try {
-      rows.push(await run('checkout (node dist/src/main.js)', service.child.pid!, service.url, auth, sql));
+      // Warm-up (JIT, pools), then a pool of sessions to read back.
+      await autocannon({ ...create, connections: CONNECTIONS, duration: 2 });
+      await autocannon({ ...pingOptions, connections: CONNECTIONS, duration: 2 });
+      const ids: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        const res = await fetch(`${service.url}${PATH}`, { method: 'POST', headers, body });
+        if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+        ids.push(((await res.json()) as { session_id: string }).session_id);
+      }
+      const delivered = () => receiver.received;
+      const pidOf = (p: { child: ChildProcess }) => p.child.pid!;
+      const legs: Leg[] = [];
+      legs.push(await leg('ping 1', pidOf(ping), dbPid, sql, pingOptions));
+      const before = delivered();
+      await sleep(1000); // the warm-up's webhooks
+      legs.push(
+        await leg('create + its webhook', pidOf(service), dbPid, sql, create, (created) =>
+          receiver.until(before + created),
+        ),
+      );
+      legs.push(await leg('ping 2', pidOf(ping), dbPid, sql, pingOptions));
+      legs.push(
+        await leg('retrieve', pidOf(service), dbPid, sql, {
+          url: service.url,
+          requests: [
+            {
+              method: 'GET',
+              setupRequest: (request) => ({
+                ...request,
+                path: `${PATH}${ids[Math.floor(Math.random() * ids.length)]}/`,
+              }),
+            },
+          ],
+        }),
+      );
+      legs.push(await leg('ping 3', pidOf(ping), dbPid, sql, pingOptions));
+      const [ping1, createLeg, ping2, retrieveLeg, ping3] = legs;
+      const around = (a: Leg, b: Leg) => (a.cpuUs + b.cpuUs) / 2;
+      printTable(legs, [
+        `create + webhook: ${(createLeg.cpuUs / around(ping1, ping2)).toFixed(1)}× ping CPU ` +
+          `(service + mariadbd: ${((createLeg.cpuUs + createLeg.dbCpuUs) / around(ping1, ping2)).toFixed(1)}×), ` +
+          `${createLeg.statements.toFixed(1)} SQL/req`,
+        `retrieve: ${(retrieveLeg.cpuUs / around(ping2, ping3)).toFixed(1)}× ping CPU ` +
+          `(service + mariadbd: ${((retrieveLeg.cpuUs + retrieveLeg.dbCpuUs) / around(ping2, ping3)).toFixed(1)}×), ` +
+          `${retrieveLeg.statements.toFixed(1)} SQL/req`,
+      ]);
+      if (legs.some((l) => l.failures > 0)) process.exitCode = 1;
     } finally {
       await stopProcess(service.child);
+      await stopProcess(ping.child);
     }
-    const raw = await startProcess('bench/raw-server.js', db.env);
-    try {
-      rows.push(await run('raw node:http + mysql2', raw.child.pid!, raw.url, auth, sql));
-    } finally {
-      await stopProcess(raw.child);
-    }
-    printTable(rows);
-    if (rows.some((r) => r.create.failures + r.retrieve.failures > 0)) process.exitCode = 1;
   } finally {
     await sql?.end();
+    await receiver.stop();
     await db.drop();
   }
 }

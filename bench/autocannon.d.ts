@@ -25,6 +25,7 @@ declare module 'autocannon' {
       requests?: Request[];
     }
     interface Result {
+      '2xx': number;
       requests: Stats;
       latency: Stats;
       non2xx: number;

@@ -237,6 +237,13 @@ class Env {
   @Min(1000)
   @Max(3_600_000)
   DISPATCH_LEASE_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  API_KEY_CACHE_MS?: number;
 }
 
 /** How long a request may wait for a database connection, and how many a replica holds. */
@@ -289,6 +296,11 @@ export class AppConfig {
   readonly dispatchIntervalMs: number;
   /** How long a claimed delivery stays reserved for its worker (a crashed worker's claim expires). */
   readonly dispatchLeaseMs: number;
+  /**
+   * How long a replica trusts an API key it verified (0: never cached). A key revoked or expired
+   * on another replica stops working here within this time; on this replica at once.
+   */
+  readonly apiKeyCacheMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -374,5 +386,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dispatchIntervalMs: env.DISPATCH_INTERVAL_MS ?? 1000,
     dispatchLeaseMs:
       env.DISPATCH_LEASE_MS ?? Math.max(60_000, (env.WEBHOOK_TIMEOUT_MS ?? 15_000) * 2 + 10_000),
+    apiKeyCacheMs: env.API_KEY_CACHE_MS ?? 5000,
   } as AppConfig);
 }

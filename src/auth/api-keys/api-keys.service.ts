@@ -4,6 +4,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-errors';
 import { isUniqueViolation } from '../../database/db-values';
+import { TtlCache } from '../../common/cache/ttl-cache';
+import { AppConfig } from '../../config/app-config';
 import { ApiKey } from './api-key.entity';
 
 const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -21,10 +23,23 @@ export interface IssuedApiKey {
   key: string;
 }
 
-/** Issues, verifies and revokes API keys. Only a SHA-256 of the secret is kept. */
+/**
+ * Issues, verifies and revokes API keys. Only a SHA-256 of the secret is kept. A key's row is
+ * kept in memory for `API_KEY_CACHE_MS` after it was read (by prefix): the secret is still
+ * compared (constant time) and the expiry checked on every request, but the database is not asked
+ * again, so a revocation made on another replica takes up to that long to apply here (one made
+ * on this replica applies at once).
+ */
 @Injectable()
 export class ApiKeysService {
-  constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
+  private readonly cache: TtlCache<ApiKey | null>;
+
+  constructor(
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    config: AppConfig,
+  ) {
+    this.cache = new TtlCache(config.apiKeyCacheMs);
+  }
 
   async issue(name: string, expiresAt: Date | null = null): Promise<IssuedApiKey> {
     const secret = randomBytes(32).toString('base64url'); // 43 characters, 256 bits
@@ -54,12 +69,19 @@ export class ApiKeysService {
     const prefix = presented.slice(0, dot);
     const secret = presented.slice(dot + 1);
     if (secret.length < 32) return null;
-    const apiKey = await this.keys.findOne({ where: { prefix } });
+    const apiKey = await this.byPrefix(prefix);
     const expected = Buffer.from(apiKey?.secretHash ?? '0'.repeat(64), 'hex');
     const matches = timingSafeEqual(sha256(secret), expected);
     if (!apiKey || !matches) return null;
     if (apiKey.revokedAt) return null;
     if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= now.getTime()) return null;
+    return apiKey;
+  }
+
+  /** Only found keys are kept: unknown prefixes (guesses) never fill the cache. */
+  private async byPrefix(prefix: string): Promise<ApiKey | null> {
+    const apiKey = await this.cache.get(prefix, () => this.keys.findOne({ where: { prefix } }));
+    if (!apiKey) this.cache.delete(prefix);
     return apiKey;
   }
 
@@ -71,6 +93,7 @@ export class ApiKeysService {
     const apiKey = await this.keys.findOne({ where: { id } });
     if (!apiKey) throw new NotFound();
     if (!apiKey.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+    this.cache.delete(apiKey.prefix);
   }
 
   count(): Promise<number> {
