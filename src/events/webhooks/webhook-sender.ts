@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AdminConfigService } from '../../admin-config/admin-config.service';
 import { AppConfig } from '../../config/app-config';
 import type { DeliveryOutcome } from '../delivery-outcome';
 import type { OutboxEvent } from '../event.entity';
-import { postJson } from './guarded-http';
+import { KeepAliveAgents, postJson } from './guarded-http';
 import { payloadSignature, standardWebhookSignature } from './signature';
 
 /** The request a webhook attempt sends (exposed for tests and docs). */
@@ -14,7 +14,9 @@ export interface WebhookRequest {
 
 /** Sends an event to a `webhook_url` (SPEC §6), signed with the current signing key. */
 @Injectable()
-export class WebhookSender {
+export class WebhookSender implements OnApplicationShutdown {
+  private readonly agents = new KeepAliveAgents();
+
   constructor(
     private readonly config: AppConfig,
     private readonly adminConfig: AdminConfigService,
@@ -49,6 +51,11 @@ export class WebhookSender {
       timeoutMs: this.config.webhookTimeoutMs,
       blockPrivate: !this.config.webhookAllowPrivate,
       signal,
+      agents: this.agents,
     });
+  }
+
+  onApplicationShutdown(): void {
+    this.agents.destroy();
   }
 }
