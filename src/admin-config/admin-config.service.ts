@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { AppConfig } from '../config/app-config';
 import { isUniqueViolation } from '../database/db-values';
 import { AdminConfig } from './admin-config.entity';
@@ -14,9 +15,15 @@ export interface AdminConfigChanges {
 
 const ROW_ID = 1;
 
-/** Run-time settings (one row). Read fresh on every use, so a change reaches every replica. */
+/**
+ * Run-time settings (one row). `get` reads them fresh; the webhook signing key, read for every
+ * webhook sent, is kept per replica for a few seconds like other reference data (a change made on
+ * this replica applies at once, on the others within {@link REFERENCE_DATA_TTL_MS}).
+ */
 @Injectable()
 export class AdminConfigService {
+  private readonly signingKey = new TtlCache<string | null>(REFERENCE_DATA_TTL_MS);
+
   constructor(
     @InjectRepository(AdminConfig) private readonly rows: Repository<AdminConfig>,
     private readonly config: AppConfig,
@@ -45,12 +52,16 @@ export class AdminConfigService {
         await this.rows.update({ id: ROW_ID }, sent);
       }
     }
+    this.signingKey.clear();
     return this.get();
   }
 
   /** The key webhooks are signed with: the admin-set one, else WEBHOOK_SIGNING_KEY, else none. */
-  async webhookSigningKey(): Promise<string | null> {
-    return (await this.get()).webhookSigningKey ?? this.config.webhookSigningKey;
+  webhookSigningKey(): Promise<string | null> {
+    return this.signingKey.get(
+      'key',
+      async () => (await this.get()).webhookSigningKey ?? this.config.webhookSigningKey,
+    );
   }
 
   private defaults(): AdminConfig {

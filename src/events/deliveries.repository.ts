@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, In, Repository } from 'typeorm';
+import { Brackets, EntityManager, In, Repository } from 'typeorm';
+import { bulkInsert } from '../database/bulk-insert';
 import { dateParam, insertedId, isLockConflict } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
 import { DeliveryAttempt } from './delivery-attempt.entity';
@@ -17,9 +18,67 @@ export interface AttemptResult {
   nextAttemptAt: Date;
 }
 
+/** At most this many finishes per pair of statements. */
+const FINISH_BATCH = 100;
+/** How long a finish waits for others to share its statements (the row stays claimed meanwhile). */
+const FINISH_WINDOW_MS = 2;
+
+interface Finishing {
+  delivery: Delivery;
+  result: AttemptResult;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function attemptRow({ delivery, result }: Finishing): Partial<DeliveryAttempt> {
+  return {
+    deliveryId: delivery.id,
+    attemptedAt: result.attemptedAt,
+    statusCode: result.outcome.statusCode,
+    durationMs: result.durationMs,
+    error: result.outcome.error?.slice(0, 500) ?? null,
+    responseBody: result.outcome.responseBody,
+  };
+}
+
+/**
+ * One UPDATE for many finished deliveries, each moved on as its own outcome says — only while the
+ * worker still holds its claim: a worker that stalled past its lease must not release (or
+ * overwrite the outcome of) the claim another worker has taken since.
+ */
+async function markFinished(manager: EntityManager, batch: readonly Finishing[]): Promise<void> {
+  const params: unknown[] = [];
+  const perRow = (value: (item: Finishing) => unknown): string => {
+    const cases = batch.map((item) => {
+      params.push(item.delivery.id, value(item));
+      return 'WHEN ? THEN ?';
+    });
+    return `CASE id ${cases.join(' ')} END`;
+  };
+  const date = (d: Date) => dateParam(manager, d);
+  const sets = [
+    `status = ${perRow((i) => i.result.status)}`,
+    'attempts = attempts + 1',
+    `next_attempt_at = ${perRow((i) => date(i.result.nextAttemptAt))}`,
+    'claimed_by = NULL',
+    'claimed_until = NULL',
+    `last_attempt_at = ${perRow((i) => date(i.result.attemptedAt))}`,
+    `last_status_code = ${perRow((i) => i.result.outcome.statusCode)}`,
+    `last_error = ${perRow((i) => i.result.outcome.error?.slice(0, 500) ?? null)}`,
+  ];
+  const where = batch.map((item) => {
+    params.push(item.delivery.id, item.delivery.claimedBy);
+    return '(id = ? AND claimed_by = ?)';
+  });
+  await manager.query(`UPDATE deliveries SET ${sets.join(', ')} WHERE ${where.join(' OR ')}`, params);
+}
+
 /** Outbox rows: claims, attempt results, listings. */
 @Injectable()
 export class DeliveriesRepository {
+  /** Finishes waiting for the next write (see {@link finish}). */
+  private readonly finishing: Finishing[] = [];
+
   constructor(
     @InjectRepository(Delivery) private readonly deliveries: Repository<Delivery>,
     @InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>,
@@ -75,46 +134,32 @@ export class DeliveriesRepository {
 
   /**
    * Logs the attempt and moves the delivery on (done, failed or pending again), releasing the claim
-   * — if this worker still holds it; the attempt is logged either way.
+   * — if this worker still holds it; the attempt is logged either way. Finishes that complete
+   * within {@link FINISH_WINDOW_MS} of each other are written together: one multi-row INSERT of
+   * their attempts, one UPDATE of their rows (issue #13).
    */
-  async finish(delivery: Delivery, result: AttemptResult): Promise<void> {
-    const { outcome } = result;
-    // The delivery row first, then the attempt (whose foreign key share-locks it): taking the
-    // row's exclusive lock before the shared one avoids a lock upgrade that deadlocks against
-    // another worker's claim UPDATE on MySQL.
-    await this.uow.run(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .update(Delivery)
-        .set({
-          status: result.status,
-          attempts: () => 'attempts + 1',
-          nextAttemptAt: result.nextAttemptAt,
-          claimedBy: null,
-          claimedUntil: null,
-          lastAttemptAt: result.attemptedAt,
-          lastStatusCode: outcome.statusCode,
-          lastError: outcome.error?.slice(0, 500) ?? null,
-        })
-        // Only while we still hold the claim: a worker that stalled past its lease must not
-        // release (or overwrite the outcome of) the claim another worker has taken since.
-        .where({ id: delivery.id, claimedBy: delivery.claimedBy })
-        .execute();
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(DeliveryAttempt)
-        .values({
-          deliveryId: delivery.id,
-          attemptedAt: result.attemptedAt,
-          statusCode: outcome.statusCode,
-          durationMs: result.durationMs,
-          error: outcome.error?.slice(0, 500) ?? null,
-          responseBody: outcome.responseBody,
-        })
-        .updateEntity(false)
-        .execute();
+  finish(delivery: Delivery, result: AttemptResult): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.finishing.push({ delivery, result, resolve, reject });
+      if (this.finishing.length === 1) setTimeout(() => void this.flushFinishes(), FINISH_WINDOW_MS);
     });
+  }
+
+  /**
+   * Two statements, each its own transaction (no BEGIN/COMMIT round trips, no lock held from one to
+   * the other): the attempt log first, then the rows. A crash between them leaves the rows
+   * claimed: once the lease runs out they are sent again, and the log shows both attempts.
+   */
+  private async flushFinishes(): Promise<void> {
+    const batch = this.finishing.splice(0, FINISH_BATCH);
+    if (this.finishing.length > 0) setTimeout(() => void this.flushFinishes(), FINISH_WINDOW_MS);
+    try {
+      await this.uow.retrying((manager) => bulkInsert(manager, DeliveryAttempt, batch.map(attemptRow)));
+      await this.uow.retrying((manager) => markFinished(manager, batch));
+      for (const item of batch) item.resolve();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    }
   }
 
   eventsByRowIds(ids: string[]): Promise<OutboxEvent[]> {

@@ -12,7 +12,7 @@ import type { OutboxEvent } from './event.entity';
 import { EmailSender } from './notifications/email-sender';
 import { HttpSmsProvider } from './notifications/sms-provider';
 import { renderMessage, templateValues } from './notifications/templates';
-import { OutboxService } from './outbox.service';
+import { type ClaimedAtInsert, type Claimant, OutboxService } from './outbox.service';
 import { WebhookSender } from './webhooks/webhook-sender';
 
 const BATCH_SIZE = 20;
@@ -26,7 +26,7 @@ const SHUTDOWN_GRACE_MS = 4000;
  * DISPATCH_INTERVAL_MS and is poked right after a commit that recorded events.
  */
 @Injectable()
-export class DispatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class DispatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown, Claimant {
   private readonly logger = new Logger('Dispatcher');
   /** Identifies this worker in `claimed_by`. */
   readonly workerId = `${hostname().slice(0, 24)}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -38,6 +38,8 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   private started = false;
   /** Aborted when shutdown cannot wait any longer for the sends in flight (one listener per send). */
   private readonly interrupt = new AbortController();
+  /** Deliveries claimed when they were written, being sent right after their commit. */
+  private readonly direct = new Set<Promise<void>>();
 
   constructor(
     private readonly config: AppConfig,
@@ -50,10 +52,12 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    setMaxListeners(BATCH_SIZE * 2, this.interrupt.signal);
+    // One listener per send in flight: passes send BATCH_SIZE at once, direct sends one per commit.
+    setMaxListeners(0, this.interrupt.signal);
     this.started = true;
     // The unit of work runs commit callbacks outside the committed unit (SPEC §17).
     this.outbox.onCommitted(() => this.poke());
+    this.outbox.setClaimant(this);
     if (!(await this.adminConfig.webhookSigningKey())) {
       this.logger.warn(
         'No webhook signing key (WEBHOOK_SIGNING_KEY or admin config): webhooks are sent unsigned.',
@@ -70,8 +74,10 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const stopped = this.passes.stop(); // no new claims; resolves when the pass in progress ends
-    if (!this.passes.running) return;
+    this.outbox.setClaimant(null);
+    const passStopped = this.passes.stop(); // no new claims; resolves when the pass in progress ends
+    const stopped = Promise.all([passStopped, ...this.direct]);
+    if (!this.passes.running && this.direct.size === 0) return;
     let grace: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       stopped.then(() => true),
@@ -85,6 +91,26 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   /** Before start-up and once shutdown began: no pass claims anything. */
   private get idle(): boolean {
     return !this.started || this.passes.stopped;
+  }
+
+  /** A claim for deliveries about to be written (see {@link Claimant}); none once stopping. */
+  claim(now: Date): { token: string; until: Date } | null {
+    if (this.idle) return null;
+    return { token: this.nextToken(), until: new Date(now.getTime() + this.config.dispatchLeaseMs) };
+  }
+
+  /** Sends deliveries claimed at insert, now that they are committed. */
+  take({ event, deliveries }: ClaimedAtInsert): void {
+    if (this.idle) return; // stopping: their lease runs out and a pass takes them over
+    const sending = Promise.all(deliveries.map((d) => this.deliver(d, event)))
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.error(`Direct delivery failed: ${String(error)}`))
+      .finally(() => this.direct.delete(sending));
+    this.direct.add(sending);
+  }
+
+  private nextToken(): string {
+    return `${this.workerId}#${++this.claims}`.slice(-64);
   }
 
   /** Runs a pass soon (after a commit that recorded events). */
@@ -127,7 +153,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     let total = 0;
     for (;;) {
       if (this.idle) return total; // shutting down: finish what is in flight, claim nothing new
-      const token = `${this.workerId}#${++this.claims}`.slice(-64);
+      const token = this.nextToken();
       const now = new Date();
       const claimed = await this.deliveries.claimDue(
         token,

@@ -11,6 +11,25 @@ import { OutboxEvent } from './event.entity';
 /** Rows per multi-row INSERT in `recordMany` (well under SQLite's bound-parameter limit). */
 const BULK_ROWS = 500;
 
+/** Deliveries written already claimed by this process's dispatcher, with their event. */
+export interface ClaimedAtInsert {
+  event: OutboxEvent;
+  deliveries: Delivery[];
+}
+
+/**
+ * The dispatcher, seen from the outbox (issue #13): the deliveries of an event recorded here are
+ * written claimed by it, so right after the commit it sends them without claiming them in the
+ * database first. Should this process die first, the claim's lease runs out and any replica's
+ * regular pass takes them over.
+ */
+export interface Claimant {
+  /** A fresh claim token and its lease, or null while the dispatcher does not take new work. */
+  claim(now: Date): { token: string; until: Date } | null;
+  /** Called once the unit that wrote them has committed. */
+  take(claimed: ClaimedAtInsert): void;
+}
+
 /**
  * The transactional outbox (SPEC §6): `record` is called inside the DB transaction that changes
  * the subject's state, so the change, its event and one delivery row per planned channel and
@@ -25,7 +44,14 @@ export class OutboxService {
     for (const listener of this.commitListeners) listener();
   };
 
+  private claimant: Claimant | null = null;
+
   constructor(private readonly uow: UnitOfWork) {}
+
+  /** The dispatcher registers itself once it runs. */
+  setClaimant(claimant: Claimant | null): void {
+    this.claimant = claimant;
+  }
 
   /** Called once a unit of work that recorded deliveries has committed (to send them right away). */
   onCommitted(listener: () => void): void {
@@ -42,14 +68,33 @@ export class OutboxService {
       .execute();
     const eventRowId = insertedId(inserted);
     if (envelope.deliveries.length === 0) return;
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(Delivery)
-      .values(envelope.deliveries.map((p) => newDeliveryRow({ eventRowId, ...p, now: envelope.createdAt })))
-      .updateEntity(false)
-      .execute();
-    this.uow.afterCommit(this.committed);
+    const rows = envelope.deliveries.map((p) =>
+      newDeliveryRow({ eventRowId, ...p, now: envelope.createdAt }),
+    );
+    const claim = this.claimant?.claim(envelope.createdAt) ?? null;
+    const toSend = claim ? rows.filter((row) => row.status === 'pending') : [];
+    // In the planned order: a claimed row alone (its generated id is then exact: the ids of a
+    // multi-row INSERT need not be consecutive), the others together.
+    let others: Partial<Delivery>[] = [];
+    for (const row of rows) {
+      if (!toSend.includes(row)) {
+        others.push(row);
+        continue;
+      }
+      if (others.length > 0) await insertRows(manager, others);
+      others = [];
+      Object.assign(row, { claimedBy: claim!.token, claimedUntil: claim!.until });
+      row.id = insertedId(await insertRows(manager, [row]));
+    }
+    if (others.length > 0) await insertRows(manager, others);
+    if (toSend.length > 0) {
+      const claimant = this.claimant!;
+      const event = Object.assign(new OutboxEvent(), { id: eventRowId, ...eventRow(envelope) });
+      this.uow.afterCommit(() => claimant.take({ event, deliveries: toSend as Delivery[] }));
+    }
+    if (rows.some((row) => row.status === 'pending' && !toSend.includes(row))) {
+      this.uow.afterCommit(this.committed);
+    }
   }
 
   /**
@@ -84,6 +129,16 @@ export class OutboxService {
       this.uow.afterCommit(this.committed);
     }
   }
+}
+
+function insertRows(manager: EntityManager, rows: Partial<Delivery>[]) {
+  return manager
+    .createQueryBuilder()
+    .insert()
+    .into(Delivery)
+    .values(rows)
+    .updateEntity(false)
+    .execute();
 }
 
 function eventRow(envelope: EventEnvelope): Omit<OutboxEvent, 'id'> {

@@ -90,7 +90,7 @@ export class TransactionsService {
       updatedAt: now,
       expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
       attemptInFlight: null,
-      eventSequence: 0,
+      eventSequence: 1, // its `created` event, recorded in the same unit
       deletedAt: null,
       qrCodeToken: columns.qrCodeToken ?? null,
     } satisfies Partial<Transaction>);
@@ -101,7 +101,7 @@ export class TransactionsService {
         tx = Object.assign(new Transaction(), draft);
         Object.assign(tx, await this.attachments.apply(manager, attachment, draft, draft));
         await this.transactions.insert(tx, manager);
-        await this.events.record(manager, tx, 'created');
+        await this.events.recordCreated(manager, tx);
       });
     } catch (error) {
       throw translateUniqueViolation(error);

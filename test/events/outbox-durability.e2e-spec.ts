@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { DeliveriesRepository } from '../../src/events/deliveries.repository';
 import { Delivery } from '../../src/events/delivery.entity';
 import { TransactionEvents } from '../../src/transactions/events/transaction-events';
+import { OutboxService } from '../../src/events/outbox.service';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
@@ -109,6 +110,7 @@ describe('outbox durability', () => {
       const sessionId = await createTransaction(t, s);
       const farFuture = new Date(Date.now() + 3600_000);
       const ds = dataSourceOf(t);
+      t.app.get(OutboxService).setClaimant(null); // the row is worker B's, not this process's
       // Worker B holds the claim now (its lease runs far ahead, so this app's dispatcher keeps away).
       await unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
@@ -156,6 +158,9 @@ describe('outbox durability', () => {
       const s = await seedBasics(t);
       const sessionId = await createTransaction(t, s);
       const leaseEnd = new Date(Date.now() + 3000);
+      // This process's dispatcher must not claim the row as it is written (it would send it right
+      // after the commit): the row belongs to the dead worker below.
+      t.app.get(OutboxService).setClaimant(null);
       // A worker claimed the row and died before sending it: its claim is committed with the event.
       await unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });

@@ -400,7 +400,11 @@ describe('operations API', () => {
         assert.equal(paid.status, 200);
         // refused as no longer cancelable, or (arriving while the gateway was asked) as held by the attempt
         if (canceled.status === 409) {
-          assert.deepEqual(canceled.body, { detail: ATTEMPT_HOLDS_IT });
+          assert.deepEqual(canceled.body, {
+            detail: ATTEMPT_HOLDS_IT,
+            operation: 'cancel',
+            result: 'failed',
+          });
         } else {
           assert.equal(canceled.status, 400, JSON.stringify(canceled.body));
         }

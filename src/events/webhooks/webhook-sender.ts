@@ -24,13 +24,12 @@ export class WebhookSender implements OnApplicationShutdown {
 
   /** The webhook body of an event: its payload and `signature` (empty without a signing key). */
   async signedPayload(event: OutboxEvent): Promise<Record<string, unknown>> {
-    const key = await this.adminConfig.webhookSigningKey();
-    return { ...event.payload, signature: key ? payloadSignature(event.payload, key) : '' };
+    return signed(event, await this.adminConfig.webhookSigningKey());
   }
 
   async build(event: OutboxEvent, now = new Date()): Promise<WebhookRequest> {
     const key = await this.adminConfig.webhookSigningKey();
-    const payload = await this.signedPayload(event);
+    const payload = signed(event, key);
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(now.getTime() / 1000);
     const headers: Record<string, string> = {
@@ -58,4 +57,8 @@ export class WebhookSender implements OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.agents.destroy();
   }
+}
+
+function signed(event: OutboxEvent, key: string | null): Record<string, unknown> {
+  return { ...event.payload, signature: key ? payloadSignature(event.payload, key) : '' };
 }

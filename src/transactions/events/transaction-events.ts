@@ -54,6 +54,16 @@ export class TransactionEvents {
   }
 
   /**
+   * The `created` event of a transaction inserted in this same unit with `event_sequence = 1`
+   * (issue #13): its number is known, so the counter costs no round trip.
+   */
+  async recordCreated(manager: EntityManager, tx: Transaction): Promise<void> {
+    if (tx.eventSequence !== 1)
+      throw new Error('recordCreated: the transaction must be inserted with sequence 1');
+    await this.outbox.record(manager, await this.envelope(manager, tx, 'created', 1, {}, new Date()));
+  }
+
+  /**
    * `record` for many transactions at once, all with the same event (the expiry job's batches):
    * one counter UPDATE and one read for the sequences, then the outbox's multi-row INSERTs.
    */
