@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { bulkInsert } from '../database/bulk-insert';
-import { insertedId } from '../database/db-values';
+import { insertRow } from '../database/single-row';
 import { UnitOfWork } from '../database/unit-of-work';
 import { Delivery, newDeliveryRow } from './delivery.entity';
 import type { EventEnvelope } from './event-envelope';
@@ -59,14 +58,7 @@ export class OutboxService {
   }
 
   async record(manager: EntityManager, envelope: EventEnvelope): Promise<void> {
-    const inserted = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OutboxEvent)
-      .values(eventRow(envelope) as QueryDeepPartialEntity<OutboxEvent>)
-      .updateEntity(false)
-      .execute();
-    const eventRowId = insertedId(inserted);
+    const eventRowId = await insertRow(manager, OutboxEvent, eventRow(envelope));
     if (envelope.deliveries.length === 0) return;
     const rows = envelope.deliveries.map((p) =>
       newDeliveryRow({ eventRowId, ...p, now: envelope.createdAt }),
@@ -81,12 +73,12 @@ export class OutboxService {
         others.push(row);
         continue;
       }
-      if (others.length > 0) await insertRows(manager, others);
+      if (others.length > 0) await bulkInsert(manager, Delivery, others);
       others = [];
       Object.assign(row, { claimedBy: claim!.token, claimedUntil: claim!.until });
-      row.id = insertedId(await insertRows(manager, [row]));
+      row.id = await insertRow(manager, Delivery, row);
     }
-    if (others.length > 0) await insertRows(manager, others);
+    if (others.length > 0) await bulkInsert(manager, Delivery, others);
     if (toSend.length > 0) {
       const claimant = this.claimant!;
       const event = Object.assign(new OutboxEvent(), { id: eventRowId, ...eventRow(envelope) });
@@ -129,16 +121,6 @@ export class OutboxService {
       this.uow.afterCommit(this.committed);
     }
   }
-}
-
-function insertRows(manager: EntityManager, rows: Partial<Delivery>[]) {
-  return manager
-    .createQueryBuilder()
-    .insert()
-    .into(Delivery)
-    .values(rows)
-    .updateEntity(false)
-    .execute();
 }
 
 function eventRow(envelope: EventEnvelope): Omit<OutboxEvent, 'id'> {

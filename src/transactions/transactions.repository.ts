@@ -4,7 +4,7 @@ import { EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import { dateParam } from '../database/db-values';
 import { Dialect } from '../database/dialect';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { insertedId } from '../database/db-values';
+import { insertRow, selectOneBy } from '../database/single-row';
 import { Transaction } from './transaction.entity';
 import { releasesOrderNo } from './state-machine';
 import type { TransactionState } from './transaction-state';
@@ -18,20 +18,14 @@ export class TransactionsRepository {
     return manager ? manager.getRepository(Transaction) : this.repo;
   }
 
-  /** One INSERT (no read-back SELECT): every column value is set by the caller. */
+  /** One INSERT (no read-back SELECT), built by hand: the create's hot path (issue #13). */
   async insert(transaction: Transaction, manager?: EntityManager): Promise<void> {
-    const result = await this.of(manager)
-      .createQueryBuilder()
-      .insert()
-      .into(Transaction)
-      .values(transaction as QueryDeepPartialEntity<Transaction>)
-      .updateEntity(false)
-      .execute();
-    transaction.id = insertedId(result);
+    transaction.id = await insertRow(this.of(manager).manager, Transaction, transaction);
   }
 
+  /** By session id: one hand-built SELECT (the retrieve's hot path, issue #13). */
   findBySessionId(sessionId: string, manager?: EntityManager): Promise<Transaction | null> {
-    return this.of(manager).findOne({ where: { sessionId } });
+    return selectOneBy(this.of(manager).manager, Transaction, 'session_id', sessionId);
   }
 
   findByQrCodeToken(token: string): Promise<Transaction | null> {
