@@ -18,3 +18,17 @@ export function ifMatchAllows(header: string, etag: string): boolean {
     return tag !== null && tag[1] === undefined && `"${tag[2]}"` === etag;
   });
 }
+
+/**
+ * Whether an `If-None-Match` header says the client already holds the representation with `etag`
+ * (RFC 9110 §13.1.2): `*`, or a list holding a tag equal to it by the weak comparison (`W/"3"`
+ * matches `"3"`). A malformed header matches nothing.
+ */
+export function noneMatchHolds(header: string, etag: string): boolean {
+  const value = header.trim();
+  if (value === '*') return true;
+  return value.split(',').some((item) => {
+    const tag = ENTITY_TAG.exec(item.trim());
+    return tag !== null && `"${tag[2]}"` === etag;
+  });
+}

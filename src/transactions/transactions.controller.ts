@@ -25,6 +25,7 @@ import {
   ApiParam,
   ApiPayloadTooLargeResponse,
   ApiPreconditionFailedResponse,
+  ApiResponse,
   ApiTags,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
@@ -144,14 +145,25 @@ export class TransactionsController {
   @Get(':session_id')
   @ApiOperation({ summary: 'Retrieve a payment transaction (public)', operationId: 'retrieveTransaction' })
   @ApiParam(SESSION_ID)
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'The ETag of the copy you hold: 304 without a body while it is still current',
+  })
   @ApiOkResponse({ type: TransactionDto })
+  @ApiResponse({ status: 304, description: 'Not modified: If-None-Match names the current ETag' })
   @ApiNotFoundResponse({ type: DetailDto })
   async retrieve(
     @Param('session_id') sessionId: string,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<TransactionDto> {
-    const view = await this.transactions.retrieve(sessionId);
-    res.setHeader('ETag', view.etag);
+  ): Promise<TransactionDto | undefined> {
+    const { etag, view } = await this.transactions.retrieveUnlessCurrent(sessionId, ifNoneMatch);
+    res.setHeader('ETag', etag);
+    if (!view) {
+      res.status(304);
+      return undefined;
+    }
     return view.body;
   }
 }

@@ -10,7 +10,7 @@ import { GatewaysService } from '../gateways/gateways.service';
 import type { Principal } from '../auth/principal';
 import type { TransactionDto } from './dto/transaction.dto';
 import type { TransactionBody } from './transaction-body';
-import { etagOf, ifMatchAllows } from './etag';
+import { etagOf, ifMatchAllows, noneMatchHolds } from './etag';
 import { TransactionEvents } from './events/transaction-events';
 import { Transaction } from './transaction.entity';
 import { mergeRequestFields, toRequestFields } from './request-fields';
@@ -180,8 +180,18 @@ export class TransactionsService {
     }
   }
 
-  async retrieve(sessionId: string): Promise<TransactionView> {
-    return this.represent(await this.get(sessionId));
+  /**
+   * A conditional retrieve: only the ETag when `ifNoneMatch` names the current one (the client's
+   * copy is current: 304, nothing represented), else the representation too.
+   */
+  async retrieveUnlessCurrent(
+    sessionId: string,
+    ifNoneMatch: string | undefined,
+  ): Promise<{ etag: string; view: TransactionView | null }> {
+    const tx = await this.get(sessionId);
+    const etag = etagOf(tx);
+    if (ifNoneMatch !== undefined && noneMatchHolds(ifNoneMatch, etag)) return { etag, view: null };
+    return { etag, view: await this.represent(tx) };
   }
 
   /** The representation (and ETag) of a row the caller already holds. */

@@ -237,6 +237,33 @@ describe('transaction representation and retrieve', () => {
       assert.deepEqual(got.body, res.body);
       assert.equal(got.headers.etag, res.headers.etag);
     });
+    it('answers 304 with the ETag and no body while If-None-Match names the current version', async () => {
+      const created = await createTransaction(t, s);
+      const path = txnPath(created.session_id);
+      const first = await t.http().get(path).expect(200);
+      const etag = String(first.headers.etag);
+      const same = await t.http().get(path).set('If-None-Match', etag).expect(304);
+      assert.equal(same.headers.etag, etag);
+      assert.equal(same.text, '');
+      await t.http().get(path).set('If-None-Match', `W/${etag}, "999"`).expect(304);
+      await t.http().get(path).set('If-None-Match', '"999"').expect(200);
+      await t.http().get(path).set('If-None-Match', 'garbage').expect(200);
+      // Changed since: the new representation, with its new ETag.
+      await t
+        .http()
+        .patch(path)
+        .set('Authorization', s.apiKey)
+        .send({ customer_first_name: 'Changed' })
+        .expect(200);
+      const changed = await t.http().get(path).set('If-None-Match', etag).expect(200);
+      assert.notEqual(changed.headers.etag, etag);
+      assert.equal(changed.body.customer_first_name, 'Changed');
+      await t
+        .http()
+        .get(txnPath('0'.repeat(40)))
+        .set('If-None-Match', '*')
+        .expect(404);
+    });
     it('ignores credentials, even wrong ones', async () => {
       const created = await createTransaction(t, s);
       await t.http().get(txnPath(created.session_id)).set('Authorization', 'Api-Key nope.nope').expect(200);
