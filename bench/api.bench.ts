@@ -10,6 +10,7 @@
 //   BENCH_SECONDS      length of each leg (default 10)
 //   BENCH_CONNECTIONS  concurrent connections (default 10)
 //   BENCH_NODE_ARGS    extra node flags for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+//   BENCH_WEB_CONCURRENCY  worker processes of the service (WEB_CONCURRENCY; default 1); CPU counts them all
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -44,10 +45,30 @@ interface Leg {
   statements: number;
 }
 
-/** utime + stime of a process in µs, from /proc (Linux; clock ticks of 10 ms). */
+/** The fields of /proc/<pid>/stat after the command name, or null once the process is gone. */
+function statFields(pid: number | string): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * utime + stime in µs of a process and its living children (WEB_CONCURRENCY workers), from /proc
+ * (Linux; clock ticks of 10 ms).
+ */
 function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (!fields) continue;
+    if (Number(entry) === pid || Number(fields[1]) === pid) {
+      total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    }
+  }
+  return total;
 }
 
 /** The database server's pid (mariadbd or mysqld on this machine), or null when it runs elsewhere. */
@@ -183,6 +204,7 @@ async function leg(
 function printTable(legs: Leg[], ratios: string[]): void {
   console.log(
     `\n${CONNECTIONS} connections, ${SECONDS} s per leg, ${cpus().length} CPUs, Node ${process.version}, ` +
+      `WEB_CONCURRENCY ${process.env.BENCH_WEB_CONCURRENCY ?? '1'}, ` +
       `load average ${loadavg()[0].toFixed(1)}\n`,
   );
   console.log('| leg | req/s | CPU µs/req | mariadbd µs/req | SQL/req | p50 ms | p99 ms | failed |');
@@ -217,6 +239,7 @@ async function main(): Promise<void> {
         ADMIN_PASSWORD: ADMIN.password,
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_SIGNING_KEY: 'bench-signing-key',
+        WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY ?? '1',
       },
       `${PATH}0`,
       nodeArgs,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
+import { isSupervisor, supervise, webConcurrency } from './workers';
 
 /** SPEC §17: SIGTERM ends the process within 10 s, even while requests hang. */
 const SHUTDOWN_CUT_MS = 7000;
@@ -40,11 +41,46 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-bootstrap().catch((error: unknown) => {
-  // A failed start (no database, a failed migration...) has closed its connections: exit non-zero
-  // so the orchestrator sees it and tries again.
-  process.stderr.write(
-    `Checkout failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+/** Validates the configuration in the supervisor too, so a bad one fails once, before any fork. */
+function startWorkers(workers: number): void {
+  try {
+    const config = loadConfig(process.env);
+    if (config.database.type === 'sqlite') {
+      process.stderr.write(
+        'Invalid configuration:\n  - WEB_CONCURRENCY > 1 needs MySQL (DATABASE_URL): the embedded SQLite database is one process\n',
+      );
+      process.exit(1);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  supervise(workers, (message) =>
+    process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message })}\n`),
   );
+}
+
+let workers: number;
+try {
+  workers = webConcurrency(process.env);
+} catch (error) {
+  process.stderr.write(`Invalid configuration:\n  - ${(error as Error).message}\n`);
   process.exit(1);
-});
+}
+
+if (isSupervisor(workers)) startWorkers(workers);
+else start();
+
+function start(): void {
+  bootstrap().catch((error: unknown) => {
+    // A failed start (no database, a failed migration...) has closed its connections: exit non-zero
+    // so the orchestrator sees it and tries again.
+    process.stderr.write(
+      `Checkout failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}
