@@ -1,30 +1,52 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request id (`X-Request-Id`), for log lines about this request. */
+    id: string;
+  }
+}
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const SECRET_QUERY = /([?&](?:card|key|password)=)[^&]*/gi;
 
-/** Access log lines with the request id; echoes or makes `X-Request-Id` (SPEC §1). */
+/**
+ * The access log: one JSON line per request, once it is answered (or the client went away), with
+ * the request id, which it echoes or makes as `X-Request-Id` (SPEC §1). Written by hand rather than
+ * with pino-http (issue #13): that one built a child logger and wrapped the response for every
+ * request, ≈ 4 % of a create's CPU. Never the credentials: no Authorization, no secret query values.
+ */
 export function requestLogging(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const sent = req.headers['x-request-id'];
-      const id = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel: (_req, res, error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    serializers: {
-      req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown> }) => ({
-        id: req.id,
-        method: req.method,
-        url: req.url.replace(/([?&](?:card|key|password)=)[^&]*/gi, '$1[redacted]'),
-        headers: { authorization: req.headers.authorization, 'user-agent': req.headers['user-agent'] },
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const started = performance.now();
+    const sent = req.headers['x-request-id'];
+    const id = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+    req.id = id;
+    res.setHeader('X-Request-Id', id);
+    const done = (): void => {
+      res.off('finish', done);
+      res.off('close', done);
+      const status = res.statusCode;
+      const line = {
+        req: {
+          id,
+          method: req.method,
+          url: (req.url ?? '').replace(SECRET_QUERY, '$1[redacted]'),
+          headers: { 'user-agent': req.headers['user-agent'] },
+        },
+        res: { statusCode: status },
+        responseTime: Math.round(performance.now() - started),
+      };
+      if (!res.writableFinished) logger.warn(line, 'request aborted');
+      else if (status >= 500) logger.error(line, 'request errored');
+      else if (status >= 400) logger.warn(line, 'request completed');
+      else logger.info(line, 'request completed');
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
 }
