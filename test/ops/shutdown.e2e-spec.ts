@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { transactionBody } from '../factories/transaction.factory';
-import { seedBasics } from '../setup/fixtures';
-import { ADMIN, startApp } from '../setup/test-app';
-import { createTestDatabase, TestDatabase } from '../setup/test-database';
+import { startApp } from '../setup/test-app';
+import { TestDatabase } from '../setup/test-database';
 import { HttpReceiver } from '../sinks/http-receiver';
-import { RunningService, startService, waitUntil } from './service-process';
+import { startSeededService } from './seeded-service';
+import { RunningService, waitUntil } from './service-process';
 import { DataSource } from 'typeorm';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -16,16 +16,7 @@ describe('graceful shutdown', () => {
   let apiKey: string;
   let service: RunningService;
   before(async () => {
-    // Seed through the services of an in-process app on the same database, then start the built one.
-    db = await createTestDatabase();
-    const seeder = await startApp({ db });
-    apiKey = (await seedBasics(seeder)).apiKey;
-    await seeder.close();
-    service = await startService({
-      ...db.env,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
+    ({ db, apiKey, service } = await startSeededService());
   });
   after(async () => {
     service?.kill();
@@ -84,17 +75,10 @@ describe('shutdown while requests and deliveries hang (SPEC §17)', () => {
   let hook: HttpReceiver;
   before(async () => {
     hook = await HttpReceiver.start(() => 'hang');
-    db = await createTestDatabase();
-    const seeder = await startApp({ db });
-    apiKey = (await seedBasics(seeder)).apiKey;
-    await seeder.close();
-    service = await startService({
-      ...db.env,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
+    ({ db, apiKey, service } = await startSeededService({
       WEBHOOK_ALLOW_PRIVATE: 'true',
       DISPATCH_INTERVAL_MS: '100',
-    });
+    }));
   });
   after(async () => {
     service?.kill();

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { transactionBody } from '../factories/transaction.factory';
-import { seedBasics } from '../setup/fixtures';
-import { ADMIN, startApp } from '../setup/test-app';
-import { createTestDatabase, TestDatabase, testDbKind } from '../setup/test-database';
-import { jsonLines, RunningService, runServiceToExit, startService, waitUntil } from './service-process';
+import { TestDatabase, testDbKind } from '../setup/test-database';
+import { startSeededService } from './seeded-service';
+import { jsonLines, RunningService, runServiceToExit, waitUntil } from './service-process';
 
 /** Pids of the living processes whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
@@ -41,16 +40,7 @@ describe('WEB_CONCURRENCY workers', () => {
     let apiKey: string;
     let service: RunningService;
     before(async () => {
-      db = await createTestDatabase();
-      const seeder = await startApp({ db });
-      apiKey = (await seedBasics(seeder)).apiKey;
-      await seeder.close();
-      service = await startService({
-        ...db.env,
-        ADMIN_USERNAME: ADMIN.username,
-        ADMIN_PASSWORD: ADMIN.password,
-        WEB_CONCURRENCY: '2',
-      });
+      ({ db, apiKey, service } = await startSeededService({ WEB_CONCURRENCY: '2' }));
     });
     after(async () => {
       service?.kill();
