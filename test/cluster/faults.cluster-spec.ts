@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunningService } from '../ops/service-process';
+import { jsonLines, type RunningService } from '../ops/service-process';
 import {
   Answer,
   call,
@@ -45,6 +45,14 @@ function steadyLoad(replica: RunningService, auth: string): { stop: () => Promis
     },
   };
 }
+
+/** The replica's warning and error log lines (why it answered 503), for a failure's message. */
+const warnings = (replica: RunningService): string =>
+  jsonLines(replica.output.stdout)
+    .filter((line) => Number(line.level) >= 40 && line.msg !== 'request completed')
+    .map((line) => JSON.stringify(line).slice(0, 600))
+    .slice(0, 10)
+    .join('\n');
 
 const succeeded = (a: Answer) => a.status === 201 || a.status === 200;
 /** SPEC §17: success, or 503 with its body and Retry-After — within 5 s. */
@@ -140,7 +148,7 @@ describe('a Galera node killed under load', () => {
     assert.equal(
       summarize(answersB, (x) => succeeded(x) && x.ms <= 5500),
       '',
-      'replica B: no error, no hang',
+      `replica B: no error, no hang\n${warnings(b)}`,
     );
     assert.equal(summarize(answersA, acceptable), '', 'replica A: success or 503 within 5 s, never 500');
     assert.ok(
