@@ -15,6 +15,7 @@ import { DatabaseModule } from './database/database.module';
 import { ExpiryModule } from './expiry/expiry.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { OperationsModule } from './operations/operations.module';
 import { PaymentMethodsModule } from './payment-methods/payment-methods.module';
 import { PaymentsModule } from './payments/payments.module';
@@ -28,6 +29,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
+        MetricsModule,
         ScheduleModule.forRoot(),
         AuthModule,
         CurrenciesModule,

@@ -6,6 +6,8 @@ import { answerMalformedRequests } from './common/http/client-error';
 import { jsonBody, rejectInvalidUtf8 } from './common/http/json-body';
 import { requireKnownMediaType } from './common/http/media-type.middleware';
 import { requestLogging } from './common/http/request-logging';
+import { httpMetrics } from './metrics/http-metrics';
+import { Metrics } from './metrics/metrics';
 import { ignoreTrailingSlash } from './common/http/trailing-slash.middleware';
 import { buildOpenApiDocument } from './openapi/openapi';
 
@@ -21,6 +23,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): NestE
   app.set('etag', false);
   answerMalformedRequests(app.getHttpServer(), logger);
   app.use(requestLogging(logger));
+  app.use(httpMetrics(app.get(Metrics)));
   app.use(ignoreTrailingSlash);
   app.use(requireKnownMediaType);
   app.use(jsonBody(BODY_LIMIT));

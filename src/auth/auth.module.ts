@@ -21,8 +21,9 @@ import { UsersService } from './users/users.service';
     AuthThrottleService,
     ApiKeyStrategy,
     BasicStrategy,
-    { provide: APP_GUARD, useClass: CredentialsGuard },
+    CredentialsGuard,
+    { provide: APP_GUARD, useExisting: CredentialsGuard },
   ],
-  exports: [ApiKeysService, UsersService],
+  exports: [ApiKeysService, UsersService, CredentialsGuard, AuthThrottleService],
 })
 export class AuthModule {}

@@ -34,6 +34,15 @@ export class CredentialsGuard implements CanActivate {
       context.getClass(),
     ]);
     if (!schemes) return true;
+    await this.authenticateFor(context, schemes);
+    return true;
+  }
+
+  /**
+   * Authenticates the request with one of `schemes` and sets `req.principal`, or throws the 401 /
+   * 429 of SPEC §3. For guards of routes that accept something besides these (the metrics token).
+   */
+  async authenticateFor(context: ExecutionContext, schemes: AuthScheme[]): Promise<Principal> {
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
     const challenge = schemes.map((s) => CHALLENGES[s]).join(', ');
@@ -60,7 +69,7 @@ export class CredentialsGuard implements CanActivate {
     }
     this.throttle.recordSuccess(identityKey);
     req.principal = principal;
-    return true;
+    return principal;
   }
 
   private authenticate(strategy: AuthScheme, req: Request, res: Response): Promise<Principal | null> {

@@ -89,6 +89,14 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ WEBHOOK_SIGNING_KEY: 'k'.repeat(16) }).webhookSigningKey, 'k'.repeat(16));
   });
 
+  it('refuses a metrics token shorter than 16 characters and never shows it', () => {
+    assert.deepEqual(problemsOf({ METRICS_TOKEN: 'short-token' }), [
+      'METRICS_TOKEN=*: METRICS_TOKEN must be at least 16 characters',
+    ]);
+    assert.equal(loadConfig({}).metricsToken, null);
+    assert.equal(loadConfig({ METRICS_TOKEN: 'm'.repeat(16) }).metricsToken, 'm'.repeat(16));
+  });
+
   it('accepts a sweep interval of 1 second and refuses 0', () => {
     assert.equal(loadConfig({ EXPIRY_SWEEP_SECONDS: '1' }).expirySweepSeconds, 1);
     assert.equal(problemsOf({ EXPIRY_SWEEP_SECONDS: '0' }).length, 1);

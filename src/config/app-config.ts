@@ -244,6 +244,13 @@ class Env {
   @Min(0)
   @Max(60_000)
   API_KEY_CACHE_MS?: number;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  @MaxLength(255, { message: 'METRICS_TOKEN must be at most 255 characters' })
+  METRICS_TOKEN?: string;
 }
 
 /** How long a request may wait for a database connection, and how many a replica holds. */
@@ -301,6 +308,8 @@ export class AppConfig {
    * on another replica stops working here within this time; on this replica at once.
    */
   readonly apiKeyCacheMs: number;
+  /** A bearer token that may read `GET /metrics` besides admins (SPEC §18), or null. */
+  readonly metricsToken: string | null;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -318,7 +327,12 @@ export class ConfigError extends Error {
   }
 }
 
-const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'WEBHOOK_SIGNING_KEY', 'CARD_FINGERPRINT_KEY']);
+const SECRET_VARIABLES = new Set([
+  'ADMIN_PASSWORD',
+  'WEBHOOK_SIGNING_KEY',
+  'CARD_FINGERPRINT_KEY',
+  'METRICS_TOKEN',
+]);
 
 /** A bad variable's value as a start-up error shows it: secrets never, a URL's password masked. */
 function shownValue(name: string, value: string | undefined): string {
@@ -387,5 +401,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dispatchLeaseMs:
       env.DISPATCH_LEASE_MS ?? Math.max(60_000, (env.WEBHOOK_TIMEOUT_MS ?? 15_000) * 2 + 10_000),
     apiKeyCacheMs: env.API_KEY_CACHE_MS ?? 5000,
+    metricsToken: env.METRICS_TOKEN ?? null,
   } as AppConfig);
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { FailoverDriver, type PoolStatus } from './failover-pool';
+import { UnitOfWork } from './unit-of-work';
 
 /** A ping must answer within this long for the database to count as up. */
 const PING_TIMEOUT_MS = 2000;
@@ -22,17 +23,31 @@ export interface DatabaseReadiness {
  */
 @Injectable()
 export class DatabaseHealth {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+  ) {}
+
+  /** Connections handed out and requests waiting for one (the embedded database: a pool of one). */
+  usage(): { inUse: number; waiting: number } {
+    const pool = this.poolStatus();
+    if (pool) return { inUse: pool.inUse, waiting: pool.waiting };
+    return this.uow.embeddedUsage() ?? { inUse: 0, waiting: 0 };
+  }
 
   async check(): Promise<DatabaseReadiness> {
-    const driver = (this.dataSource.options as { driver?: unknown }).driver;
-    const pool = driver instanceof FailoverDriver ? (driver.pool?.status() ?? undefined) : undefined;
+    const pool = this.poolStatus();
     if (pool && pool.active === null) return { up: false, reason: 'no-database', pool };
     if (pool?.lastAcquireTimeoutAt && Date.now() - pool.lastAcquireTimeoutAt < EXHAUSTION_WINDOW_MS) {
       return { up: false, reason: 'pool-exhausted', pool };
     }
     if (!(await this.ping())) return { up: false, reason: 'no-answer', pool };
     return { up: true, pool };
+  }
+
+  private poolStatus(): PoolStatus | undefined {
+    const driver = (this.dataSource.options as { driver?: unknown }).driver;
+    return driver instanceof FailoverDriver ? (driver.pool?.status() ?? undefined) : undefined;
   }
 
   private async ping(): Promise<boolean> {

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseHealth } from './database-health';
+import { DatabaseMetrics } from './database-metrics';
 import { openDataSource } from './open-data-source';
 import { UnitOfWork } from './unit-of-work';
 
@@ -28,7 +29,7 @@ export class DatabaseModule {
           dataSourceFactory: (options) => openDataSource(options!),
         }),
       ],
-      providers: [UnitOfWork, DatabaseHealth],
+      providers: [UnitOfWork, DatabaseHealth, DatabaseMetrics],
       exports: [UnitOfWork, DatabaseHealth],
     };
   }

@@ -6,6 +6,18 @@ export function dateParam(db: DataSource | EntityManager, date: Date): Date | st
   return Dialect.of(db).dateParam(date);
 }
 
+/**
+ * A DATETIME read by a raw query (an aggregate, say): mysql2 gives a Date (the pool runs in UTC),
+ * better-sqlite3 the UTC text TypeORM stored (`YYYY-MM-DD HH:MM:SS.mmm`).
+ */
+export function rawDate(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  if (typeof value !== 'string') throw new Error(`Not a stored datetime: ${typeof value}`);
+  const text = value;
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
+}
+
 /** True when the error is a unique-key violation (MySQL ER_DUP_ENTRY or SQLite UNIQUE). */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };

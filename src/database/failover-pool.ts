@@ -28,6 +28,8 @@ export interface PoolStatus {
   /** The node new connections come from (`host:port`), or null when none answers. */
   active: string | null;
   nodes: { endpoint: string; up: boolean; lastError: string | null }[];
+  /** Connections handed out right now (all nodes). */
+  inUse: number;
   /** Requests waiting for a connection right now. */
   waiting: number;
   /** When a request last gave up waiting for a connection (ms since the epoch), or null. */
@@ -53,6 +55,12 @@ interface Node {
   monitor: Connection | null;
   /** Whether the server runs Galera (`wsrep_on`), read on first contact. */
   galera: boolean | null;
+}
+
+/** Connections of a mysql2 pool that are handed out (its own queues; mysql2 has no public count). */
+function checkedOut(pool: Pool): number {
+  const queues = pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number } };
+  return Math.max((queues._allConnections?.length ?? 0) - (queues._freeConnections?.length ?? 0), 0);
 }
 
 /** 1047: Galera node not ready for queries (joining, or outside the primary component); 1053: shutting down. */
@@ -215,6 +223,7 @@ export class FailoverPool {
     return {
       active: this.activeNode()?.name ?? null,
       nodes: this.nodes.map((n) => ({ endpoint: n.name, up: n.up, lastError: n.lastError })),
+      inUse: this.nodes.reduce((sum, n) => sum + (n.pool ? checkedOut(n.pool) : 0), 0),
       waiting: this.waiters.size,
       lastAcquireTimeoutAt: this.lastAcquireTimeoutAt,
     };

@@ -13,6 +13,8 @@ import { currentUnit } from './unit-context';
  */
 export class SqliteGate implements EntitySubscriberInterface {
   private tail: Promise<void> = Promise.resolve();
+  /** Callers holding or waiting for a turn (for the pool metrics: 1 holds it, the rest wait). */
+  private queued = 0;
   /** The turns held by single statements, keyed by the statement's parameter array. */
   private readonly statements = new WeakMap<object, () => void>();
 
@@ -48,10 +50,23 @@ export class SqliteGate implements EntitySubscriberInterface {
     release();
   }
 
+  /** The gate as a pool of one connection: whether it is held, and how many wait for it. */
+  usage(): { inUse: number; waiting: number } {
+    return { inUse: Math.min(this.queued, 1), waiting: Math.max(this.queued - 1, 0) };
+  }
+
   /** Waits for this caller's turn (first come, first served); resolves with its release. */
   private acquire(): Promise<() => void> {
-    let release!: () => void;
-    const turn = new Promise<void>((resolve) => (release = resolve));
+    let passOn!: () => void;
+    const turn = new Promise<void>((resolve) => (passOn = resolve));
+    this.queued++;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.queued--;
+      passOn();
+    };
     const previous = this.tail;
     this.tail = previous.then(() => turn);
     return new Promise((resolve, reject) => {

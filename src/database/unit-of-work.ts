@@ -61,6 +61,11 @@ export class UnitOfWork {
     }
   }
 
+  /** The embedded database's gate as a pool of one (null on MySQL, whose pool reports itself). */
+  embeddedUsage(): { inUse: number; waiting: number } | null {
+    return this.gate?.usage() ?? null;
+  }
+
   /** Runs `work` in one DB transaction, retried whole on conflicts; returns what it returns. */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (currentUnit()) throw new Error('UnitOfWork.run was called inside another unit of work');

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, In, Repository } from 'typeorm';
 import { bulkInsert } from '../database/bulk-insert';
-import { dateParam, insertedId, isLockConflict } from '../database/db-values';
+import { dateParam, insertedId, isLockConflict, rawDate } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
 import { DeliveryAttempt } from './delivery-attempt.entity';
-import { Delivery, DeliveryStatus, newDeliveryRow } from './delivery.entity';
+import { Delivery, DeliveryChannel, DeliveryStatus, newDeliveryRow } from './delivery.entity';
 import type { DeliveryOutcome } from './delivery-outcome';
 import { OutboxEvent } from './event.entity';
 
@@ -85,6 +85,19 @@ export class DeliveriesRepository {
     @InjectRepository(DeliveryAttempt) private readonly attempts: Repository<DeliveryAttempt>,
     private readonly uow: UnitOfWork,
   ) {}
+
+  /** Pending deliveries per channel, with when the oldest was written (the outbox backlog). */
+  async backlog(): Promise<{ channel: DeliveryChannel; pending: number; oldest: Date | null }[]> {
+    const rows = await this.deliveries
+      .createQueryBuilder('d')
+      .select('d.channel', 'channel')
+      .addSelect('COUNT(*)', 'pending')
+      .addSelect('MIN(d.created_at)', 'oldest')
+      .where('d.status = :pending', { pending: 'pending' })
+      .groupBy('d.channel')
+      .getRawMany<{ channel: DeliveryChannel; pending: number | string; oldest: unknown }>();
+    return rows.map((r) => ({ channel: r.channel, pending: Number(r.pending), oldest: rawDate(r.oldest) }));
+  }
 
   /**
    * Claims up to `limit` due deliveries for `token` until `leaseUntil`. One code path for both

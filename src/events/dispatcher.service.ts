@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { SingleFlight } from '../common/jobs/single-flight';
 import { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { Delivery, DeliveryStatus } from './delivery.entity';
 import { DeliveryOutcome, failedOutcome } from './delivery-outcome';
@@ -49,6 +50,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     private readonly email: EmailSender,
     private readonly sms: HttpSmsProvider,
     private readonly adminConfig: AdminConfigService,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -186,6 +188,8 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     const durationMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
     const { status, nextAttemptAt } = this.nextStep(delivery, outcome, new Date());
     await this.deliveries.finish(delivery, { outcome, attemptedAt, durationMs, status, nextAttemptAt });
+    const result = status === 'pending' ? 'retry' : status;
+    this.metrics.deliveries.inc({ channel: delivery.channel, result });
     if (status === 'failed') {
       this.logger.warn(
         `Delivery ${delivery.id} (${delivery.channel}) failed after ${delivery.attempts + 1} attempt(s): ${outcome.error ?? ''}`,

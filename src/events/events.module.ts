@@ -10,6 +10,7 @@ import { EventsAdminService } from './events-admin.service';
 import { EmailSender } from './notifications/email-sender';
 import { HttpSmsProvider } from './notifications/sms-provider';
 import { EventPayloads } from './event-payloads';
+import { OutboxMetrics } from './outbox-metrics';
 import { OutboxService } from './outbox.service';
 import { WebhookSender } from './webhooks/webhook-sender';
 
@@ -26,6 +27,7 @@ import { WebhookSender } from './webhooks/webhook-sender';
     EventPayloads,
     DeliveriesRepository,
     DispatcherService,
+    OutboxMetrics,
     WebhookSender,
     EmailSender,
     HttpSmsProvider,

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { SingleFlight } from '../common/jobs/single-flight';
+import { Metrics } from '../metrics/metrics';
 import { TransitionService } from '../transactions/transition.service';
 
 /** Rows per batch: one DB transaction, one UPDATE, one multi-row INSERT of events. */
@@ -32,6 +33,7 @@ export class ExpiryService {
   constructor(
     private readonly transitions: TransitionService,
     private readonly adminConfig: AdminConfigService,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -67,11 +69,17 @@ export class ExpiryService {
     const batchSize = options.batchSize ?? EXPIRY_BATCH_SIZE;
     const now = options.now ?? new Date();
     const result: SweepResult = { expired: 0, batches: 0 };
-    while (!this.sweeps.stopped) {
-      const batch = await this.transitions.expireDueBatch(now, batchSize);
-      if (batch.claimed === 0) break;
-      result.batches++;
-      result.expired += batch.expired;
+    const timer = this.metrics.expirySweepDuration.startTimer();
+    try {
+      while (!this.sweeps.stopped) {
+        const batch = await this.transitions.expireDueBatch(now, batchSize);
+        if (batch.claimed === 0) break;
+        result.batches++;
+        result.expired += batch.expired;
+        this.metrics.expired.inc(batch.expired);
+      }
+    } finally {
+      timer();
     }
     if (result.expired > 0) {
       this.logger.log(`Expired ${result.expired} overdue transaction(s) in ${result.batches} batch(es)`);

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_KEY_SECURITY, BASIC_SECURITY } from '../auth/authenticated.decorator';
+import { METRICS_SECURITY } from '../metrics/metrics-security';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -23,6 +24,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       description: 'Secret API key: `Authorization: Api-Key <prefix>.<secret>`',
     })
     .addSecurity(BASIC_SECURITY, { type: 'http', scheme: 'basic', description: 'A user created by an admin' })
+    .addSecurity(METRICS_SECURITY, {
+      type: 'http',
+      scheme: 'bearer',
+      description: '`METRICS_TOKEN` (when set): `Authorization: Bearer <token>`, for `GET /metrics` only',
+    })
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
+import { Metrics } from '../metrics/metrics';
 import type { EventName } from '../events/event-types';
 import type { EventDetails } from './events/event-payload';
 import { TransactionEvents } from './events/transaction-events';
@@ -54,6 +55,7 @@ export class TransitionService {
     private readonly transactions: TransactionsRepository,
     private readonly events: TransactionEvents,
     private readonly uow: UnitOfWork,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -93,6 +95,7 @@ export class TransitionService {
       return { row, previous: tx.state };
     });
     if (updated) {
+      this.metrics.transitions.inc({ trigger: input.trigger, to });
       // `from` as this caller saw it: exact unless the row moved between its read and our write.
       return { applied: true, transaction: updated.row, from: updated.previous, event };
     }
@@ -185,7 +188,9 @@ export class TransitionService {
     };
     try {
       // READ COMMITTED (every session): the claim takes no gap locks, so it never blocks new transactions.
-      return await this.uow.run(work);
+      const done = await this.uow.run(work);
+      if (done.expired > 0) this.metrics.transitions.inc({ trigger: 'expire', to }, done.expired);
+      return done;
     } catch (error) {
       if (!(error instanceof RacedBatch)) throw error;
       let expired = 0;

@@ -1,0 +1,37 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Metrics } from '../metrics/metrics';
+import { DatabaseHealth } from './database-health';
+import { UnitOfWork } from './unit-of-work';
+
+/** The data layer as operators watch it (SPEC §18): the pool and the unit-of-work retries. */
+@Injectable()
+export class DatabaseMetrics implements OnModuleInit {
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly health: DatabaseHealth,
+    private readonly uow: UnitOfWork,
+  ) {}
+
+  onModuleInit(): void {
+    this.metrics.gauge(
+      'checkout_db_pool_connections',
+      'Database connections of this replica in use, and requests waiting for one',
+      ['state'],
+      (gauge) => {
+        const { inUse, waiting } = this.health.usage();
+        gauge.set({ state: 'in_use' }, inUse);
+        gauge.set({ state: 'waiting' }, waiting);
+      },
+    );
+    this.metrics.counterOf(
+      'checkout_unit_of_work_retries_total',
+      'Units of work run again after a deadlock, lock wait timeout or Galera certification conflict',
+      () => this.uow.stats.retries,
+    );
+    this.metrics.counterOf(
+      'checkout_unit_of_work_exhausted_total',
+      'Units of work that gave up (503) after repeated conflicts',
+      () => this.uow.stats.exhausted,
+    );
+  }
+}
