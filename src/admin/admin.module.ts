@@ -10,6 +10,7 @@ import { ApiKeysAdminController } from './api-keys.controller';
 import { CurrenciesAdminController } from './currencies.controller';
 import { GatewaysAdminController } from './gateways.controller';
 import { TransactionEventsAdminController } from './transaction-events.controller';
+import { TransactionsAdminController } from './transactions.controller';
 import { UsersAdminController } from './users.controller';
 
 /** The admin API (SPEC §8): thin controllers over the resources' own services. */
@@ -21,6 +22,7 @@ import { UsersAdminController } from './users.controller';
     GatewaysAdminController,
     ApiKeysAdminController,
     UsersAdminController,
+    TransactionsAdminController,
     TransactionEventsAdminController,
   ],
   providers: [AdminService],

@@ -39,6 +39,10 @@ export type Notifications = Partial<Record<NotificationChannel, NotificationEven
 /** A payment transaction (checkout session). Column names are the API's snake_case names. */
 @Entity({ name: 'transactions' })
 @Index('idx_transactions_state_expires_at', ['state', 'expiresAt'])
+@Index('idx_transactions_order_no', ['orderNo'])
+@Index('idx_transactions_created_at', ['createdAt'])
+@Index('idx_transactions_state_created_at', ['state', 'createdAt'])
+@Index('idx_transactions_customer_email_created_at', ['customerEmail', 'createdAt'])
 export class Transaction {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;

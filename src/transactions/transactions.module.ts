@@ -10,6 +10,7 @@ import { ShortLinksModule } from '../short-links/short-links.module';
 import { TransactionEvents } from './events/transaction-events';
 import { TransactionAttachments } from './transaction-attachment';
 import { Transaction } from './transaction.entity';
+import { TransactionSearchService } from './transaction-search.service';
 import { TransactionValidator } from './transaction-validator';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsRepository } from './transactions.repository';
@@ -35,7 +36,8 @@ import { TransitionService } from './transition.service';
     TransactionAttachments,
     TransitionService,
     TransactionEvents,
+    TransactionSearchService,
   ],
-  exports: [TransactionsService, TransitionService],
+  exports: [TransactionsService, TransitionService, TransactionSearchService],
 })
 export class TransactionsModule {}

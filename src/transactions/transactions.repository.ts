@@ -6,8 +6,20 @@ import { Dialect } from '../database/dialect';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { insertRow, selectOneBy } from '../database/single-row';
 import { Transaction } from './transaction.entity';
+import type { SearchPosition } from './search-cursor';
 import { releasesOrderNo } from './state-machine';
 import type { TransactionState } from './transaction-state';
+
+/** The admin search's filters (SPEC §18); each one set narrows the result. */
+export interface TransactionFilter {
+  state?: TransactionState;
+  orderNo?: string;
+  customerEmail?: string;
+  /** created_at ≥ this. */
+  createdFrom?: Date;
+  /** created_at < this. */
+  createdBefore?: Date;
+}
 
 /** Data access for transactions: one intent per method; each can join a caller's DB transaction. */
 @Injectable()
@@ -34,6 +46,29 @@ export class TransactionsRepository {
 
   findById(id: string, manager?: EntityManager): Promise<Transaction | null> {
     return this.of(manager).findOne({ where: { id } });
+  }
+
+  /**
+   * Up to `limit` transactions matching `filter`, newest first (created_at, then id, descending),
+   * after `position` (a keyset: the index gives the rows in order, no offset is skipped over).
+   * Deleted ones included: admins still see them.
+   */
+  search(filter: TransactionFilter, position: SearchPosition | null, limit: number): Promise<Transaction[]> {
+    const date = (d: Date) => dateParam(this.repo.manager, d);
+    const qb = this.repo.createQueryBuilder('t');
+    if (filter.state !== undefined) qb.andWhere('t.state = :state', { state: filter.state });
+    if (filter.orderNo !== undefined) qb.andWhere('t.order_no = :orderNo', { orderNo: filter.orderNo });
+    if (filter.customerEmail !== undefined) {
+      qb.andWhere('t.customer_email = :email', { email: filter.customerEmail });
+    }
+    if (filter.createdFrom) qb.andWhere('t.created_at >= :from', { from: date(filter.createdFrom) });
+    if (filter.createdBefore) qb.andWhere('t.created_at < :before', { before: date(filter.createdBefore) });
+    if (position) {
+      // The first condition alone is an index range; the second drops the rows of that instant already shown.
+      qb.andWhere('t.created_at <= :at', { at: date(position.createdAt) });
+      qb.andWhere('(t.created_at < :at OR t.id < :id)', { id: position.id });
+    }
+    return qb.orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'DESC').limit(limit).getMany();
   }
 
   findByOrderNo(orderNo: string, manager?: EntityManager): Promise<Transaction[]> {
