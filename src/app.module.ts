@@ -12,6 +12,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CurrenciesModule } from './currencies/currencies.module';
 import { DatabaseModule } from './database/database.module';
+import { EventFeedModule } from './event-feed/event-feed.module';
 import { ExpiryModule } from './expiry/expiry.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
@@ -40,6 +41,7 @@ export class AppModule {
         OperationsModule,
         PaymentMethodsModule,
         ExpiryModule,
+        EventFeedModule,
         CheckoutModule,
         HealthModule,
         AdminModule,

@@ -28,6 +28,11 @@ export class EventPayloads {
     private readonly dispatcher: DispatcherService,
   ) {}
 
+  /** An event's webhook body, signed (the events feed, SPEC §18). */
+  signed(event: OutboxEvent): Promise<Record<string, unknown>> {
+    return this.sender.signedPayload(event);
+  }
+
   /** The signed payload of the event an attempt's settlement recorded, or null when there is none. */
   async forAttempt(transactionId: string, referenceNumber: string): Promise<Record<string, unknown> | null> {
     const recent = await this.events.find({

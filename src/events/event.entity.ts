@@ -43,4 +43,9 @@ export class OutboxEvent {
 
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
+
+  /** Its place in the merchant events feed (SPEC §18), given after it was committed; null until then. */
+  @Index('uq_events_feed_position', { unique: true })
+  @Column({ name: 'feed_position', type: 'bigint', nullable: true })
+  feedPosition: string | null;
 }

@@ -123,7 +123,8 @@ export class OutboxService {
   }
 }
 
-function eventRow(envelope: EventEnvelope): Omit<OutboxEvent, 'id'> {
+/** The event as recorded: its feed position is given after the commit (the column's default, NULL). */
+function eventRow(envelope: EventEnvelope): Omit<OutboxEvent, 'id' | 'feedPosition'> {
   return {
     eventId: envelope.eventId,
     transactionId: envelope.transactionId,

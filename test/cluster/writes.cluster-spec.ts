@@ -126,4 +126,52 @@ describe('writes through two replicas on two Galera nodes', () => {
       [],
     );
   });
+  it('gives an events-feed reader alternating between the replicas every event once while both write', async () => {
+    const feed = async (replica: RunningService, after: string) => {
+      const answer = await call('GET', `${replica.url}/b/checkout/v1/events/?limit=25&after=${after}`, {
+        headers: { Authorization: auth },
+      });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body as { results: { event_id: string }[]; next: string };
+    };
+    let cursor = (await feed(a, Buffer.from('feed.0').toString('base64url'))).next;
+    // Start from the end of what is there now.
+    for (let page = await feed(a, cursor); page.results.length > 0; page = await feed(a, cursor))
+      cursor = page.next;
+    const first = cursor;
+    let writing = true;
+    const writers = [a, b].map(async (replica) => {
+      while (writing) {
+        const made = await Promise.all([create(replica), create(replica), create(replica)]);
+        assert.deepEqual(
+          made.map((m) => m.status),
+          [201, 201, 201],
+        );
+      }
+    });
+    const seen: string[] = [];
+    let reads = 0;
+    const drain = async () => {
+      const page = await feed(reads++ % 2 ? b : a, cursor);
+      seen.push(...page.results.map((e) => e.event_id));
+      cursor = page.next;
+      return page.results.length;
+    };
+    const until = Date.now() + 4000;
+    while (Date.now() < until) await drain();
+    writing = false;
+    await Promise.all(writers);
+    while ((await drain()) > 0);
+    const position = BigInt(Buffer.from(first, 'base64url').toString('utf8').slice('feed.'.length));
+    const written = await rows<{ event_id: string }>(
+      `SELECT event_id FROM \`${db}\`.events WHERE feed_position > ${position}`,
+    );
+    assert.equal(new Set(seen).size, seen.length, 'no event twice');
+    assert.ok(seen.length >= 20, `read ${seen.length} events`);
+    assert.deepEqual(new Set(seen), new Set(written.map((r) => r.event_id)), 'none missed');
+    const [{ unplaced }] = await rows<{ unplaced: number }>(
+      `SELECT COUNT(*) AS unplaced FROM \`${db}\`.events WHERE feed_position IS NULL`,
+    );
+    assert.equal(Number(unplaced), 0);
+  });
 });
