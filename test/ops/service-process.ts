@@ -54,9 +54,14 @@ export interface RunningService {
 }
 
 /** Starts the built service on a free port and resolves once it logs that it is listening. */
-export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+export async function startService(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  place: { mainJs?: string; cwd?: string } = {},
+): Promise<RunningService> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN_JS], {
+  const child = spawn(process.execPath, [place.mainJs ?? MAIN_JS], {
+    cwd: place.cwd,
     env: {
       PATH: process.env.PATH ?? '',
       LOG_LEVEL: 'info',
