@@ -4,7 +4,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -30,10 +29,15 @@ export class AttachmentsController {
     description: 'The last segment of the `attachment` URL: an unguessable token and the extension',
     example: 'gwqKBNjrDUne5uh3ekjgxuZx07aL107WeQ6m9KQTusI.pdf',
   })
-  @ApiProduces(...new Set(Object.values(ATTACHMENT_TYPES)))
   @ApiOkResponse({
     description: 'The file, as `Content-Disposition: attachment`',
-    schema: { type: 'string', format: 'binary' },
+    // Each file type the service stores; the 404 stays JSON (so no @ApiProduces for the operation).
+    content: Object.fromEntries(
+      [...new Set(Object.values(ATTACHMENT_TYPES))].map((type) => [
+        type,
+        { schema: { type: 'string', format: 'binary' } },
+      ]),
+    ),
   })
   @ApiNotFoundResponse({ type: DetailDto })
   async download(

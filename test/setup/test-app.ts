@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type ProviderOverride } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { watchContract } from './openapi-contract';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
@@ -43,6 +44,24 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Every request of the agent also asserts that the app's responses so far matched openapi.json
+ * (the contract check runs before the test's own expectations, so its message comes first).
+ */
+function checkedAgent(agent: supertest.Agent, violations: string[]): supertest.Agent {
+  for (const method of ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'] as const) {
+    const methods = agent as unknown as Record<string, (url: string) => supertest.Test>;
+    const send = methods[method].bind(agent);
+    methods[method] = (url: string) =>
+      send(url).expect(() => {
+        const found = violations.splice(0);
+        if (found.length > 0)
+          throw new Error(`Responses that differ from openapi.json:\n  ${found.join('\n  ')}`);
+      });
+  }
+  return agent;
+}
+
 /** Boots the real application (same factory and setup as main.ts) on a fresh database. */
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
@@ -60,17 +79,22 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     ...options.env,
   });
   const { app } = await createApp(config, { overrides: options.overrides });
+  const violations = watchContract(app.getHttpServer());
   await app.listen(port, '127.0.0.1');
   return {
     app,
     config,
     url: `http://127.0.0.1:${port}`,
-    http: () => supertest.agent(app.getHttpServer()),
+    http: () => checkedAgent(supertest.agent(app.getHttpServer()), violations),
     db,
     async close() {
       await app.close();
       if (!options.db) await db.drop();
       rmSync(attachmentDir, { recursive: true, force: true });
+      if (violations.length > 0) {
+        // Requests not made through http() (fetch, browsers): reported here, after the clean-up.
+        throw new Error(`Responses that differ from openapi.json:\n  ${violations.join('\n  ')}`);
+      }
     },
   };
 }

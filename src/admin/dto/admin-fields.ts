@@ -204,6 +204,7 @@ export const UrlOrEmptyField = (max: number, opts: AdminFieldOptions = {}): Prop
     apiProperty(opts, {
       type: String,
       maxLength: max,
+      pattern: '^(https?://\\S+)?$',
       description: opts.description ?? 'Absolute http(s) URL, or "" for none',
     }),
     ...presence(opts),

@@ -74,9 +74,18 @@ export const UrlField = (max: number, opts: FieldOptions = {}): PropertyDecorato
     ),
   );
 
+/** What the service's e-mail rule needs at least: a local part, `@`, a dotted domain, a TLD of 2+. */
+export const EMAIL_PATTERN = '^[^\\s@]+@([^\\s@.]+\\.)+[^\\s@.]{2,}$';
+
 export const EmailField = (max: number, opts: FieldOptions = {}): PropertyDecorator =>
   applyDecorators(
-    apiProperty(opts, { type: String, maxLength: max, format: 'email' }),
+    apiProperty(opts, {
+      type: String,
+      maxLength: max,
+      format: 'email',
+      // The service's rule (validator.js isEmail) is stricter than JSON Schema's `email`: a dotted domain.
+      pattern: EMAIL_PATTERN,
+    }),
     ...presenceOf(opts),
     IsString({ message: MSG.string }),
     MaxChars(max, { message: MSG.maxLength(max) }),
@@ -113,7 +122,7 @@ export const EmailListField = (
   opts: FieldOptions = {},
 ): PropertyDecorator =>
   applyDecorators(
-    apiProperty(opts, { type: String, isArray: true, maxItems, format: 'email' }),
+    apiProperty(opts, { type: String, isArray: true, maxItems, format: 'email', pattern: EMAIL_PATTERN }),
     ...presenceOf(opts),
     IsArray({ message: MSG.list }),
     ArrayMaxSize(maxItems, { message: MSG.maxItems(maxItems) }),
