@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AdminModule } from './admin/admin.module';
+import { AdminConsoleModule } from './admin-console/admin-console.module';
 import { AdminConfigModule } from './admin-config/admin-config.module';
 import { AuthModule } from './auth/auth.module';
 import { CheckoutModule } from './checkout/checkout.module';
@@ -45,6 +46,7 @@ export class AppModule {
         CheckoutModule,
         HealthModule,
         AdminModule,
+        AdminConsoleModule,
         BootstrapModule,
       ],
       providers: [

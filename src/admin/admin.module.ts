@@ -26,5 +26,6 @@ import { UsersAdminController } from './users.controller';
     TransactionEventsAdminController,
   ],
   providers: [AdminService],
+  exports: [AdminService],
 })
 export class AdminModule {}

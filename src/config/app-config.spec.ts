@@ -97,6 +97,13 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ METRICS_TOKEN: 'm'.repeat(16) }).metricsToken, 'm'.repeat(16));
   });
 
+  it('reads the admin console idle timeout in minutes, 1 to 1440 (default 30)', () => {
+    assert.equal(loadConfig({}).adminSessionIdleMinutes, 30);
+    assert.equal(loadConfig({ ADMIN_SESSION_IDLE_MINUTES: '5' }).adminSessionIdleMinutes, 5);
+    assert.equal(problemsOf({ ADMIN_SESSION_IDLE_MINUTES: '0' }).length, 1);
+    assert.equal(problemsOf({ ADMIN_SESSION_IDLE_MINUTES: '1441' }).length, 1);
+  });
+
   it('accepts a sweep interval of 1 second and refuses 0', () => {
     assert.equal(loadConfig({ EXPIRY_SWEEP_SECONDS: '1' }).expirySweepSeconds, 1);
     assert.equal(problemsOf({ EXPIRY_SWEEP_SECONDS: '0' }).length, 1);

@@ -251,6 +251,13 @@ class Env {
   @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
   @MaxLength(255, { message: 'METRICS_TOKEN must be at most 255 characters' })
   METRICS_TOKEN?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1440)
+  ADMIN_SESSION_IDLE_MINUTES?: number;
 }
 
 /** How long a request may wait for a database connection, and how many a replica holds. */
@@ -310,6 +317,8 @@ export class AppConfig {
   readonly apiKeyCacheMs: number;
   /** A bearer token that may read `GET /metrics` besides admins (SPEC §18), or null. */
   readonly metricsToken: string | null;
+  /** An admin console session unused this long is signed out (SPEC §19). */
+  readonly adminSessionIdleMinutes: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -402,5 +411,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       env.DISPATCH_LEASE_MS ?? Math.max(60_000, (env.WEBHOOK_TIMEOUT_MS ?? 15_000) * 2 + 10_000),
     apiKeyCacheMs: env.API_KEY_CACHE_MS ?? 5000,
     metricsToken: env.METRICS_TOKEN ?? null,
+    adminSessionIdleMinutes: env.ADMIN_SESSION_IDLE_MINUTES ?? 30,
   } as AppConfig);
 }

@@ -133,6 +133,11 @@ export class PaymentsService {
   }
 
   /** The last successful attempt: what capture, void and refund apply to at the gateway. */
+  /** Every attempt on a transaction, oldest first (the admin console; the card only as kept: brand, last four). */
+  attemptsOf(tx: Transaction): Promise<PaymentAttempt[]> {
+    return this.attempts.listForTransaction(tx.id);
+  }
+
   lastSuccessfulAttempt(tx: Transaction): Promise<PaymentAttempt | null> {
     return this.attempts.findLastSuccess(tx.id);
   }

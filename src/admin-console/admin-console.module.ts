@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdminConfigModule } from '../admin-config/admin-config.module';
+import { AdminModule } from '../admin/admin.module';
+import { EventsModule } from '../events/events.module';
+import { PaymentsModule } from '../payments/payments.module';
+import { TransactionsModule } from '../transactions/transactions.module';
+import { ApiKeysPageController } from './api-keys-page.controller';
+import { ConfigPageController } from './config-page.controller';
+import { ConsoleResponder } from './console-responder';
+import { SignInController } from './sign-in.controller';
+import { TransactionsPageController } from './transactions-page.controller';
+import { AdminSession } from './admin-session.entity';
+import { AdminSessionsService } from './admin-sessions.service';
+
+/** The admin console (SPEC §19): pages over the admin API's services. */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([AdminSession]),
+    AdminConfigModule,
+    AdminModule,
+    EventsModule,
+    PaymentsModule,
+    TransactionsModule,
+  ],
+  controllers: [SignInController, ConfigPageController, ApiKeysPageController, TransactionsPageController],
+  providers: [AdminSessionsService, ConsoleResponder],
+})
+export class AdminConsoleModule {}

@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LessThan, Repository } from 'typeorm';
+import { AuthThrottleService } from '../auth/auth-throttle.service';
+import type { User } from '../auth/users/user.entity';
+import { UsersService } from '../auth/users/users.service';
+import { AppConfig } from '../config/app-config';
+import { AdminSession } from './admin-session.entity';
+
+/** last_seen_at is written at most this often (a page view is not worth a write each time). */
+const TOUCH_EVERY_MS = 60_000;
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export type SignInOutcome =
+  | { ok: true; token: string }
+  | { ok: false; reason: 'invalid' | 'not-admin' }
+  | { ok: false; reason: 'throttled'; retryAfter: number };
+
+export interface ConsoleSession {
+  session: AdminSession;
+  user: User;
+}
+
+/**
+ * Admin console sessions (SPEC §19): sign-in with the §3 credentials and throttling (the same
+ * failure counters as Basic auth), only active `is_admin` users; a random token in the cookie,
+ * its hash in the database; idle sessions end after ADMIN_SESSION_IDLE_MINUTES; a user who is
+ * deactivated or loses `is_admin` is signed out at the next request.
+ */
+@Injectable()
+export class AdminSessionsService {
+  constructor(
+    @InjectRepository(AdminSession) private readonly sessions: Repository<AdminSession>,
+    private readonly users: UsersService,
+    private readonly throttle: AuthThrottleService,
+    private readonly config: AppConfig,
+  ) {}
+
+  private get idleMs(): number {
+    return this.config.adminSessionIdleMinutes * 60_000;
+  }
+
+  async signIn(username: string, password: string, ip: string): Promise<SignInOutcome> {
+    // The identity key Basic auth uses: failures count against the same limit, wherever they come from.
+    const identity = `id:basic:${username.slice(0, 150)}`;
+    const keys = [`ip:${ip}`, identity];
+    const wait = this.throttle.retryAfter(keys);
+    if (wait > 0) return { ok: false, reason: 'throttled', retryAfter: wait };
+    const user = await this.users.verify(username, password);
+    if (!user) {
+      this.throttle.recordFailure(keys);
+      return { ok: false, reason: 'invalid' };
+    }
+    this.throttle.recordSuccess(identity);
+    if (!user.isAdmin) return { ok: false, reason: 'not-admin' };
+    const token = randomBytes(32).toString('base64url');
+    const now = new Date();
+    await this.sessions.insert({
+      tokenHash: sha256(token),
+      userId: user.id,
+      csrfToken: randomBytes(32).toString('hex'),
+      createdAt: now,
+      lastSeenAt: now,
+    });
+    await this.sessions.delete({ lastSeenAt: LessThan(new Date(now.getTime() - this.idleMs)) });
+    return { ok: true, token };
+  }
+
+  /** The live session of a cookie's token (moved on by this use), or null. */
+  async resolve(token: string | undefined, now = new Date()): Promise<ConsoleSession | null> {
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const session = await this.sessions.findOne({ where: { tokenHash: sha256(token) } });
+    if (!session) return null;
+    if (now.getTime() - session.lastSeenAt.getTime() > this.idleMs) {
+      await this.sessions.delete({ id: session.id });
+      return null;
+    }
+    const user = await this.users.get(session.userId).catch(() => null);
+    if (!user || !user.isActive || !user.isAdmin) {
+      await this.sessions.delete({ id: session.id });
+      return null;
+    }
+    if (now.getTime() - session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+      session.lastSeenAt = now;
+      await this.sessions.update({ id: session.id }, { lastSeenAt: now });
+    }
+    return { session, user };
+  }
+
+  async signOut(token: string | undefined): Promise<void> {
+    if (token) await this.sessions.delete({ tokenHash: sha256(token) });
+  }
+
+  /** Whether a form's token is the session's (constant time). */
+  csrfMatches(session: AdminSession, sent: unknown): boolean {
+    if (typeof sent !== 'string' || sent.length !== session.csrfToken.length) return false;
+    return timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrfToken));
+  }
+}

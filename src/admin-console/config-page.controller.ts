@@ -1,0 +1,94 @@
+import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AdminConfigService } from '../admin-config/admin-config.service';
+import { definedOnly, toAdminConfigDto } from '../admin/admin.mapper';
+import type { AdminConfigDto } from '../admin/dto/admin-config.dto';
+import { UpdateAdminConfigDto } from '../admin/dto/admin-config.dto';
+import type { FieldErrorTree } from '../common/errors/domain-errors';
+import { AppConfig } from '../config/app-config';
+import { configBody, type ConfigForm } from './console-pages';
+import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import { formText, validateAs } from './form-validation';
+
+/** The run-time settings (SPEC §19 "Configuration"), as `PATCH admin/config/` takes them. */
+@ApiExcludeController()
+@Controller('admin/config')
+export class ConfigPageController {
+  constructor(
+    private readonly pages: ConsoleResponder,
+    private readonly adminConfig: AdminConfigService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  async show(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const request = await this.pages.signedIn(req, res);
+    if (!request) return;
+    const current = await this.current();
+    const form = {
+      auto_expire: current.auto_expire,
+      default_redirect_url: current.default_redirect_url ?? '',
+      merchant_name: current.merchant_name,
+    };
+    this.render(res, request, 200, current, form, undefined, req.query.saved === '1');
+  }
+
+  @Post()
+  async save(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const request = await this.pages.signedIn(req, res, true);
+    if (!request) return;
+    const form: ConfigForm = {
+      auto_expire: formText(req.body, 'auto_expire') === 'true',
+      default_redirect_url: formText(req.body, 'default_redirect_url').trim(),
+      merchant_name: formText(req.body, 'merchant_name'),
+    };
+    const key = formText(req.body, 'webhook_signing_key');
+    // The form's spelling of the API's: an empty URL clears it, an empty key keeps it.
+    const checked = await validateAs(UpdateAdminConfigDto, {
+      auto_expire: form.auto_expire,
+      default_redirect_url: form.default_redirect_url === '' ? null : form.default_redirect_url,
+      merchant_name: form.merchant_name,
+      webhook_signing_key:
+        formText(req.body, 'clear_signing_key') === 'true' ? null : key === '' ? undefined : key,
+    });
+    if (checked.errors) return this.render(res, request, 400, await this.current(), form, checked.errors);
+    await this.adminConfig.update(
+      definedOnly({
+        autoExpire: checked.value.auto_expire,
+        defaultRedirectUrl: checked.value.default_redirect_url,
+        merchantName: checked.value.merchant_name,
+        webhookSigningKey: checked.value.webhook_signing_key,
+      }),
+    );
+    this.pages.redirect(res, '/admin/config?saved=1');
+  }
+
+  private async current(): Promise<AdminConfigDto> {
+    return toAdminConfigDto(await this.adminConfig.get(), this.config.webhookSigningKey);
+  }
+
+  private render(
+    res: Response,
+    request: ConsoleRequest,
+    status: number,
+    current: AdminConfigDto,
+    form: ConfigForm,
+    errors?: FieldErrorTree,
+    saved = false,
+  ): void {
+    const { t } = request;
+    const notice = errors
+      ? { kind: 'error' as const, text: t.fixErrors }
+      : saved
+        ? { kind: 'ok' as const, text: t.saved }
+        : null;
+    this.pages.page(
+      res,
+      status,
+      request,
+      { title: t.configTitle, path: '/admin/config', notice },
+      configBody(request.language, request.csrf, current, form, errors),
+    );
+  }
+}

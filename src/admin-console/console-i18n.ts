@@ -1,0 +1,222 @@
+import type { PageLanguage } from '../checkout/i18n';
+
+/** The admin console's words (SPEC §19): English, and Arabic written right-to-left. */
+export interface ConsoleStrings {
+  dir: 'ltr' | 'rtl';
+  console: string;
+  otherLanguage: { code: PageLanguage; label: string };
+  signInTitle: string;
+  username: string;
+  password: string;
+  signIn: string;
+  signOut: string;
+  invalidCredentials: string;
+  notAdmin: string;
+  throttled: (seconds: number) => string;
+  formExpired: string;
+  nav: { transactions: string; config: string; apiKeys: string };
+  configTitle: string;
+  autoExpire: string;
+  defaultRedirectUrl: string;
+  merchantName: string;
+  signingKey: string;
+  signingKeyHint: (state: 'database' | 'environment' | 'none') => string;
+  clearSigningKey: string;
+  save: string;
+  saved: string;
+  fixErrors: string;
+  apiKeysTitle: string;
+  name: string;
+  expiresAt: string;
+  expiresAtHint: string;
+  createKey: string;
+  newKey: string;
+  prefix: string;
+  createdAt: string;
+  status: string;
+  active: string;
+  revokedOn: (when: string) => string;
+  expiredOn: (when: string) => string;
+  revoke: string;
+  revoked: string;
+  none: string;
+  transactionsTitle: string;
+  state: string;
+  anyState: string;
+  orderNo: string;
+  customerEmail: string;
+  createdAfter: string;
+  createdBefore: string;
+  search: string;
+  olderPage: string;
+  amount: string;
+  noTransactions: string;
+  deleted: string;
+  transactionTitle: string;
+  fields: string;
+  history: string;
+  attempts: string;
+  /** A delivery's tries (not payment attempts). */
+  tries: string;
+  events: string;
+  deliveries: string;
+  channel: string;
+  target: string;
+  lastError: string;
+  result: string;
+  card: string;
+  redeliver: string;
+  redelivered: string;
+  noWebhookUrl: string;
+  notFound: string;
+}
+
+const EN: ConsoleStrings = {
+  dir: 'ltr',
+  console: 'Checkout admin',
+  otherLanguage: { code: 'ar', label: 'العربية' },
+  signInTitle: 'Sign in',
+  username: 'Username',
+  password: 'Password',
+  signIn: 'Sign in',
+  signOut: 'Sign out',
+  invalidCredentials: 'Wrong username or password.',
+  notAdmin: 'This user is not an administrator.',
+  throttled: (s) => `Too many failed attempts. Try again in ${s} seconds.`,
+  formExpired: 'The form has expired or did not come from this site. Please try again.',
+  nav: { transactions: 'Transactions', config: 'Configuration', apiKeys: 'API keys' },
+  configTitle: 'Configuration',
+  autoExpire: 'Expire transactions automatically',
+  defaultRedirectUrl: 'Default redirect URL',
+  merchantName: 'Merchant name',
+  signingKey: 'Webhook signing key',
+  signingKeyHint: (state) =>
+    state === 'database'
+      ? 'A key is set here. Leave empty to keep it; it is never shown.'
+      : state === 'environment'
+        ? 'The key of WEBHOOK_SIGNING_KEY is used. Enter one to replace it here.'
+        : 'No key: webhooks go out unsigned. Enter one (16–255 characters).',
+  clearSigningKey: 'Remove the stored key',
+  save: 'Save',
+  saved: 'Saved.',
+  fixErrors: 'Nothing was saved: correct the fields marked below.',
+  apiKeysTitle: 'API keys',
+  name: 'Name',
+  expiresAt: 'Expires at',
+  expiresAtHint: 'Optional. ISO 8601 with a time zone, e.g. 2030-01-31T12:00:00Z.',
+  createKey: 'Create key',
+  newKey: 'The new API key. Copy it now: it is not shown again.',
+  prefix: 'Prefix',
+  createdAt: 'Created',
+  status: 'Status',
+  active: 'Active',
+  revokedOn: (when) => `Revoked ${when}`,
+  expiredOn: (when) => `Expired ${when}`,
+  revoke: 'Revoke',
+  revoked: 'The key is revoked.',
+  none: 'None yet.',
+  transactionsTitle: 'Transactions',
+  state: 'State',
+  anyState: 'Any state',
+  orderNo: 'Order number',
+  customerEmail: 'Customer e-mail',
+  createdAfter: 'Created from',
+  createdBefore: 'Created before',
+  search: 'Search',
+  olderPage: 'Older transactions',
+  amount: 'Amount',
+  noTransactions: 'No transaction matches.',
+  deleted: 'deleted',
+  transactionTitle: 'Transaction',
+  fields: 'Fields',
+  history: 'State history',
+  attempts: 'Payment attempts',
+  tries: 'Attempts',
+  events: 'Events and deliveries',
+  deliveries: 'Deliveries',
+  channel: 'Channel',
+  target: 'To',
+  lastError: 'Last error',
+  result: 'Result',
+  card: 'Card',
+  redeliver: 'Redeliver',
+  redelivered: 'A new delivery of the webhook is queued.',
+  noWebhookUrl: 'The transaction has no webhook URL to deliver to.',
+  notFound: 'Not found.',
+};
+
+const AR: ConsoleStrings = {
+  dir: 'rtl',
+  console: 'إدارة الدفع',
+  otherLanguage: { code: 'en', label: 'English' },
+  signInTitle: 'تسجيل الدخول',
+  username: 'اسم المستخدم',
+  password: 'كلمة المرور',
+  signIn: 'دخول',
+  signOut: 'تسجيل الخروج',
+  invalidCredentials: 'اسم المستخدم أو كلمة المرور غير صحيحة.',
+  notAdmin: 'هذا المستخدم ليس مسؤولاً.',
+  throttled: (s) => `محاولات فاشلة كثيرة. حاول مرة أخرى بعد ${s} ثانية.`,
+  formExpired: 'انتهت صلاحية النموذج أو لم يأتِ من هذا الموقع. حاول مرة أخرى.',
+  nav: { transactions: 'المعاملات', config: 'الإعدادات', apiKeys: 'مفاتيح API' },
+  configTitle: 'الإعدادات',
+  autoExpire: 'إنهاء صلاحية المعاملات تلقائياً',
+  defaultRedirectUrl: 'رابط إعادة التوجيه الافتراضي',
+  merchantName: 'اسم التاجر',
+  signingKey: 'مفتاح توقيع الويب هوك',
+  signingKeyHint: (state) =>
+    state === 'database'
+      ? 'يوجد مفتاح محفوظ. اتركه فارغاً للإبقاء عليه؛ لا يُعرض أبداً.'
+      : state === 'environment'
+        ? 'يُستخدم مفتاح WEBHOOK_SIGNING_KEY. أدخل مفتاحاً لاستبداله هنا.'
+        : 'لا يوجد مفتاح: تُرسل الويب هوك دون توقيع. أدخل مفتاحاً (16–255 حرفاً).',
+  clearSigningKey: 'حذف المفتاح المحفوظ',
+  save: 'حفظ',
+  saved: 'تم الحفظ.',
+  fixErrors: 'لم يُحفظ شيء: صحّح الحقول المشار إليها أدناه.',
+  apiKeysTitle: 'مفاتيح API',
+  name: 'الاسم',
+  expiresAt: 'ينتهي في',
+  expiresAtHint: 'اختياري. بصيغة ISO 8601 مع المنطقة الزمنية، مثل 2030-01-31T12:00:00Z.',
+  createKey: 'إنشاء مفتاح',
+  newKey: 'مفتاح API الجديد. انسخه الآن: لن يُعرض مرة أخرى.',
+  prefix: 'البادئة',
+  createdAt: 'أُنشئ',
+  status: 'الحالة',
+  active: 'نشط',
+  revokedOn: (when) => `أُلغي ${when}`,
+  expiredOn: (when) => `انتهى ${when}`,
+  revoke: 'إلغاء',
+  revoked: 'تم إلغاء المفتاح.',
+  none: 'لا شيء بعد.',
+  transactionsTitle: 'المعاملات',
+  state: 'الحالة',
+  anyState: 'أي حالة',
+  orderNo: 'رقم الطلب',
+  customerEmail: 'بريد العميل',
+  createdAfter: 'أُنشئت من',
+  createdBefore: 'أُنشئت قبل',
+  search: 'بحث',
+  olderPage: 'معاملات أقدم',
+  amount: 'المبلغ',
+  noTransactions: 'لا توجد معاملة مطابقة.',
+  deleted: 'محذوفة',
+  transactionTitle: 'المعاملة',
+  fields: 'الحقول',
+  history: 'سجل الحالات',
+  attempts: 'محاولات الدفع',
+  tries: 'المحاولات',
+  events: 'الأحداث وعمليات التسليم',
+  deliveries: 'عمليات التسليم',
+  channel: 'القناة',
+  target: 'إلى',
+  lastError: 'آخر خطأ',
+  result: 'النتيجة',
+  card: 'البطاقة',
+  redeliver: 'إعادة الإرسال',
+  redelivered: 'تمت جدولة تسليم جديد للويب هوك.',
+  noWebhookUrl: 'لا يوجد رابط ويب هوك لهذه المعاملة.',
+  notFound: 'غير موجود.',
+};
+
+export const consoleStrings = (language: PageLanguage): ConsoleStrings => (language === 'ar' ? AR : EN);

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readCookie } from '../checkout/csrf';
+import type { PageLanguage } from '../checkout/i18n';
+import { sendPage } from '../checkout/page-response';
+import { html } from '../checkout/templates';
+import { AppConfig } from '../config/app-config';
+import { AdminSessionsService, type ConsoleSession } from './admin-sessions.service';
+import { consoleStrings, type ConsoleStrings } from './console-i18n';
+import { CONSOLE_CSRF_FIELD, consolePage, type ConsoleFrame } from './console-templates';
+import { formText } from './form-validation';
+
+export const SESSION_COOKIE = 'checkout_admin';
+const LOGIN_COOKIE = 'checkout_admin_login';
+const LANGUAGE_COOKIE = 'checkout_admin_lang';
+export const CONSOLE_HOME = '/admin/transactions';
+
+/** One page request of a signed-in admin: who, in which language, and how to answer. */
+export interface ConsoleRequest {
+  session: ConsoleSession;
+  language: PageLanguage;
+  t: ConsoleStrings;
+  csrf: string;
+}
+
+/**
+ * What every console page shares (SPEC §19): the session cookie and its CSRF token, the language
+ * (`?lang=` switches, a cookie remembers), the sign-in form's double-submit token, and answering
+ * with a page (the checkout pages' headers and CSP) or a redirect.
+ */
+@Injectable()
+export class ConsoleResponder {
+  /** Requests whose language cookie is already being set, and sign-in tokens issued to them. */
+  private readonly languageSet = new WeakSet<Request>();
+  private readonly loginTokens = new WeakMap<Request, string>();
+
+  constructor(
+    private readonly sessions: AdminSessionsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  session(req: Request): Promise<ConsoleSession | null> {
+    return this.sessions.resolve(readCookie(req, SESSION_COOKIE));
+  }
+
+  /**
+   * The signed-in admin, or null after answering for it: a redirect to the sign-in page, or (for
+   * a form, `form`) a 403 when it does not carry the session's CSRF token.
+   */
+  async signedIn(req: Request, res: Response, form = false): Promise<ConsoleRequest | null> {
+    const session = await this.session(req);
+    if (!session) {
+      this.redirect(res, '/admin/sign-in');
+      return null;
+    }
+    const language = this.language(req, res);
+    const request = { session, language, t: consoleStrings(language), csrf: session.session.csrfToken };
+    if (form && !this.sessions.csrfMatches(session.session, formText(req.body, CONSOLE_CSRF_FIELD))) {
+      this.page(res, 403, request, { title: request.t.formExpired, path: CONSOLE_HOME }, html``);
+      return null;
+    }
+    return request;
+  }
+
+  page(
+    res: Response,
+    status: number,
+    request: { language: PageLanguage; session?: ConsoleSession | null },
+    frame: Pick<ConsoleFrame, 'title' | 'path' | 'notice'>,
+    body: ConsoleFrame['body'],
+  ): void {
+    const session = request.session ?? null;
+    const signedIn = session
+      ? { username: session.user.username, csrfToken: session.session.csrfToken }
+      : null;
+    sendPage(res, {
+      kind: 'html',
+      status,
+      html: consolePage({ ...frame, language: request.language, signedIn, body }),
+    });
+  }
+
+  notFound(req: Request, res: Response, request: ConsoleRequest): void {
+    this.page(res, 404, request, { title: request.t.notFound, path: req.path }, html``);
+  }
+
+  redirect(res: Response, location: string): void {
+    sendPage(res, { kind: 'redirect', status: 303, location });
+  }
+
+  /** `?lang=` switches (and is remembered in a cookie); else the cookie; else English. */
+  language(req: Request, res: Response): PageLanguage {
+    const asked = req.query.lang;
+    if (asked === 'en' || asked === 'ar') {
+      if (readCookie(req, LANGUAGE_COOKIE) !== asked && !this.languageSet.has(req)) {
+        this.languageSet.add(req);
+        res.append('Set-Cookie', this.cookie(LANGUAGE_COOKIE, asked, 365 * 86_400));
+      }
+      return asked;
+    }
+    return readCookie(req, LANGUAGE_COOKIE) === 'ar' ? 'ar' : 'en';
+  }
+
+  /** The sign-in form's double-submit token (no session yet): the cookie's, or a new one set now. */
+  loginToken(req: Request, res: Response): string {
+    const existing = readCookie(req, LOGIN_COOKIE);
+    if (existing && /^[0-9a-f]{64}$/.test(existing)) return existing;
+    const issued = this.loginTokens.get(req);
+    if (issued) return issued;
+    const token = randomBytes(32).toString('hex');
+    this.loginTokens.set(req, token);
+    res.append('Set-Cookie', this.cookie(LOGIN_COOKIE, token));
+    return token;
+  }
+
+  loginTokenValid(req: Request): boolean {
+    const cookie = readCookie(req, LOGIN_COOKIE);
+    const sent = formText(req.body, CONSOLE_CSRF_FIELD);
+    if (!cookie || !/^[0-9a-f]{64}$/.test(cookie) || sent.length !== cookie.length) return false;
+    return timingSafeEqual(Buffer.from(cookie), Buffer.from(sent));
+  }
+
+  /** `HttpOnly; SameSite=Lax; Path=/admin`, and `Secure` behind HTTPS. */
+  cookie(name: string, value: string, maxAgeSeconds?: number): string {
+    const secure = this.config.publicBaseUrl.startsWith('https://');
+    return [
+      `${name}=${value}`,
+      'Path=/admin',
+      'HttpOnly',
+      'SameSite=Lax',
+      ...(secure ? ['Secure'] : []),
+      ...(maxAgeSeconds !== undefined ? [`Max-Age=${maxAgeSeconds}`] : []),
+    ].join('; ');
+  }
+}

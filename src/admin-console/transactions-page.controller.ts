@@ -1,0 +1,173 @@
+import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import {
+  INVALID_CURSOR,
+  SEARCH_DEFAULT_LIMIT,
+  TransactionSearchQueryDto,
+} from '../admin/dto/transaction-search.dto';
+import { formatAmount } from '../common/money/money';
+import { FieldErrors, NotFound, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
+import { EventsAdminService } from '../events/events-admin.service';
+import { PaymentsService } from '../payments/payments.service';
+import { TransactionSearchService, type SearchPage } from '../transactions/transaction-search.service';
+import { TransactionsService } from '../transactions/transactions.service';
+import { transactionBody, transactionsBody, type SearchForm } from './console-pages';
+import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import type { ConsoleFrame } from './console-templates';
+import { formText, validateAs } from './form-validation';
+
+const SEARCH_FIELDS = ['state', 'order_no', 'customer_email', 'created_after', 'created_before'] as const;
+
+/** Transactions (SPEC §19): the §18 search, a transaction's page, "Redeliver". */
+@ApiExcludeController()
+@Controller('admin/transactions')
+export class TransactionsPageController {
+  constructor(
+    private readonly pages: ConsoleResponder,
+    private readonly search: TransactionSearchService,
+    private readonly transactions: TransactionsService,
+    private readonly events: EventsAdminService,
+    private readonly payments: PaymentsService,
+  ) {}
+
+  @Get()
+  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const request = await this.pages.signedIn(req, res);
+    if (!request) return;
+    const texts: Record<string, string> = Object.fromEntries(
+      SEARCH_FIELDS.map((f) => [f, formText(req.query, f)]),
+    );
+    const form = texts as unknown as SearchForm;
+    const filters = Object.fromEntries(Object.entries(texts).filter(([, v]) => v.trim() !== ''));
+    const cursor = formText(req.query, 'cursor');
+    let page: SearchPage | null = null;
+    let errors: FieldErrorTree | undefined;
+    try {
+      page = await this.find({ ...filters, ...(cursor ? { cursor } : {}) });
+    } catch (error) {
+      if (!(error instanceof FieldErrors)) throw error;
+      errors = error.errors;
+    }
+    const next = page?.next
+      ? `/admin/transactions?${new URLSearchParams({ ...filters, cursor: page.next }).toString()}`
+      : null;
+    const query = new URLSearchParams({ ...filters, ...(cursor ? { cursor } : {}) }).toString();
+    this.pages.page(
+      res,
+      errors ? 400 : 200,
+      request,
+      { title: request.t.transactionsTitle, path: `/admin/transactions${query ? `?${query}` : ''}` },
+      transactionsBody(request.language, form, page, next, errors),
+    );
+  }
+
+  @Get(':sessionId')
+  async show(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Param('sessionId') sessionId: string,
+  ): Promise<void> {
+    const request = await this.pages.signedIn(req, res);
+    if (!request) return;
+    const notice =
+      req.query.redelivered === '1' ? { kind: 'ok' as const, text: request.t.redelivered } : null;
+    await this.render(req, res, request, sessionId, 200, notice);
+  }
+
+  @Post(':sessionId/events/:eventId/redeliver')
+  async redeliver(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Param('sessionId') sessionId: string,
+    @Param('eventId') eventId: string,
+  ): Promise<void> {
+    const request = await this.pages.signedIn(req, res, true);
+    if (!request) return;
+    try {
+      const tx = await this.transactions.getIncludingDeleted(sessionId);
+      await this.events.redeliver(tx.id, eventId, tx.webhookUrl);
+    } catch (error) {
+      if (error instanceof NotFound) return this.pages.notFound(req, res, request);
+      if (!(error instanceof StateConflict)) throw error;
+      return this.render(req, res, request, sessionId, 409, { kind: 'error', text: request.t.noWebhookUrl });
+    }
+    this.pages.redirect(res, `/admin/transactions/${sessionId}?redelivered=1`);
+  }
+
+  /** The search as `GET admin/pymt-txn/` runs it: its DTO, its range rule, its cursor. */
+  private async find(query: Record<string, string>): Promise<SearchPage> {
+    const checked = await validateAs(TransactionSearchQueryDto, query);
+    if (checked.errors) throw new FieldErrors(checked.errors);
+    const q = checked.value;
+    const createdFrom = q.created_after ? new Date(q.created_after) : undefined;
+    const createdBefore = q.created_before ? new Date(q.created_before) : undefined;
+    if (createdFrom && createdBefore && createdFrom >= createdBefore) {
+      throw new FieldErrors({ created_before: ['Must be later than created_after.'] });
+    }
+    return this.search.search(
+      {
+        filter: {
+          state: q.state,
+          orderNo: q.order_no,
+          customerEmail: q.customer_email,
+          createdFrom,
+          createdBefore,
+        },
+        cursor: q.cursor,
+        limit: SEARCH_DEFAULT_LIMIT,
+      },
+      INVALID_CURSOR,
+    );
+  }
+
+  private async render(
+    req: Request,
+    res: Response,
+    request: ConsoleRequest,
+    sessionId: string,
+    status: number,
+    notice: ConsoleFrame['notice'],
+  ): Promise<void> {
+    let tx;
+    try {
+      tx = await this.transactions.getIncludingDeleted(sessionId);
+    } catch (error) {
+      if (error instanceof NotFound) return this.pages.notFound(req, res, request);
+      throw error;
+    }
+    const [view, attempts, events] = await Promise.all([
+      this.transactions.represent(tx),
+      this.payments.attemptsOf(tx),
+      this.events.list(tx.id),
+    ]);
+    const digits = (view.body.amount.split('.')[1] ?? '').length; // the currency's, as the representation has it
+    const masked = attempts.map((a) => ({
+      referenceNumber: a.referenceNumber,
+      pgCode: a.pgCode,
+      result: a.result,
+      responseCode: a.responseCode,
+      amount: formatAmount(a.amount, digits),
+      currencyCode: a.currencyCode,
+      card: a.card ? `${a.card.brand} **** ${a.card.last4}` : '',
+      createdAt: a.createdAt,
+    }));
+    this.pages.page(
+      res,
+      status,
+      request,
+      {
+        title: `${request.t.transactionTitle} ${tx.sessionId.slice(0, 8)}…`,
+        path: `/admin/transactions/${tx.sessionId}`,
+        notice,
+      },
+      transactionBody(
+        request.language,
+        request.csrf,
+        { ...view.body, deleted_at: tx.deletedAt ? tx.deletedAt.toISOString() : null },
+        masked,
+        events,
+      ),
+    );
+  }
+}

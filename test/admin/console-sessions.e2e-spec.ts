@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AdminSessionsService } from '../../src/admin-console/admin-sessions.service';
+import { UsersService } from '../../src/auth/users/users.service';
+import { dataSourceOf } from '../events/event-helpers';
+import { ADMIN, startApp, TestApp } from '../setup/test-app';
+
+/** SPEC §19: console sessions end when idle, when the user stops being an admin, and on sign-out. */
+describe('admin console sessions', () => {
+  let t: TestApp;
+  let sessions: AdminSessionsService;
+  before(async () => {
+    t = await startApp({ env: { ADMIN_SESSION_IDLE_MINUTES: '30', AUTH_FAILURE_LIMIT: '3' } });
+    sessions = t.app.get(AdminSessionsService);
+  });
+  after(() => t.close());
+
+  const signIn = async (username = ADMIN.username, password = ADMIN.password) => {
+    const outcome = await sessions.signIn(username, password, '127.0.0.9');
+    assert.ok(outcome.ok, JSON.stringify(outcome));
+    return outcome.token;
+  };
+
+  it('stores only a hash of the token, and ends a session idle longer than the timeout', async () => {
+    const token = await signIn();
+    const rows = await dataSourceOf(t).query<{ token_hash: string }[]>(
+      'SELECT token_hash FROM admin_sessions',
+    );
+    assert.ok(rows.every((r) => r.token_hash !== token && /^[0-9a-f]{64}$/.test(r.token_hash)));
+    const now = Date.now();
+    assert.ok(await sessions.resolve(token, new Date(now + 29 * 60_000)), 'still alive after 29 min');
+    // That use moved it on: idle is counted from the last use.
+    assert.ok(await sessions.resolve(token, new Date(now + 58 * 60_000)));
+    assert.equal(await sessions.resolve(token, new Date(now + 89 * 60_000)), null, 'idle for 31 min');
+    assert.equal(await sessions.resolve(token, new Date(now + 58 * 60_000)), null, 'and gone for good');
+  });
+
+  it('signs out a user who is deactivated or no longer an admin, and on sign-out', async () => {
+    const users = t.app.get(UsersService);
+    const other = await users.create({
+      username: 'second-admin',
+      password: 'second-admin-1',
+      gatewayCodes: [],
+      isAdmin: true,
+    });
+    const token = await signIn('second-admin', 'second-admin-1');
+    assert.ok(await sessions.resolve(token));
+    await users.update(other.id, { isAdmin: false });
+    assert.equal(await sessions.resolve(token), null);
+
+    const mine = await signIn();
+    await sessions.signOut(mine);
+    assert.equal(await sessions.resolve(mine), null);
+  });
+
+  it('throttles failed sign-ins with the same counters as Basic auth', async () => {
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(await sessions.signIn('nobody', 'wrong-password', '127.0.0.8'), {
+        ok: false,
+        reason: 'invalid',
+      });
+    }
+    const throttled = await sessions.signIn('nobody', 'wrong-password', '127.0.0.8');
+    assert.equal(throttled.ok, false);
+    assert.equal(!throttled.ok && throttled.reason, 'throttled');
+    // The Basic API sees the same identity over its limit.
+    const basic = Buffer.from('nobody:wrong-password').toString('base64');
+    await t.http().get('/b/checkout/v1/admin/config/').set('Authorization', `Basic ${basic}`).expect(429);
+  });
+});

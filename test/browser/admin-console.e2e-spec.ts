@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { AdminConfigService } from '../../src/admin-config/admin-config.service';
+import { dataSourceOf, eventually, FAST_DELIVERY_ENV } from '../events/event-helpers';
+import { insertDueTransactions } from '../factories/due-transactions';
+import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
+import { Seeded, seedBasics } from '../setup/fixtures';
+import { ADMIN, startApp, TestApp } from '../setup/test-app';
+import { HttpReceiver } from '../sinks/http-receiver';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+/** `CONSOLE_SCREENSHOTS=docs/console`: where the pages' screenshots go (default: test artifacts). */
+const SHOTS = join(process.cwd(), process.env.CONSOLE_SCREENSHOTS ?? join('test', 'artifacts', 'console'));
+
+/** SPEC §19: the admin console in Debian's Chromium, against the real service. */
+describe('admin console in a real browser', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let browser: Browser;
+  let hook: HttpReceiver;
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    hook = await HttpReceiver.start();
+    [t, browser] = await Promise.all([
+      startApp({ env: { ...FAST_DELIVERY_ENV, EXPIRY_SWEEP_SECONDS: '1' } }),
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+    ]);
+    s = await seedBasics(t);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await hook?.stop();
+  });
+
+  /** A fresh browser context; the test fails on any CSP violation, page error or missing resource. */
+  async function open(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ baseURL: t.url });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    // Error statuses of pages are intended (401 wrong password, 403 non-admin); CSP violations and
+    // script errors are not.
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource: the server responded')) {
+        problems.push(m.text());
+      }
+    });
+    page.on('response', (r) => {
+      if (r.status() === 404) problems.push(`404 ${r.url()}`);
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    return { context, page, problems };
+  }
+
+  async function signIn(page: Page, username = ADMIN.username, password = ADMIN.password): Promise<void> {
+    await page.goto('/admin/');
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  it('refuses a wrong password and a non-admin, then signs an admin in and out', async () => {
+    const { context, page, problems } = await open();
+    await page.goto('/admin/');
+    assert.equal(new URL(page.url()).pathname, '/admin/sign-in');
+    await page.screenshot({ path: join(SHOTS, 'sign-in.png'), fullPage: true });
+    await signIn(page, ADMIN.username, 'not-the-password');
+    await page.getByRole('alert').filter({ hasText: 'Wrong username or password.' }).waitFor();
+    await signIn(page, 'merchant', 'merchant-pass-1');
+    await page.getByRole('alert').filter({ hasText: 'This user is not an administrator.' }).waitFor();
+    assert.ok(!(await context.cookies()).some((c) => c.name === 'checkout_admin'), 'no session for either');
+
+    await signIn(page);
+    await page.getByRole('heading', { name: 'Transactions' }).waitFor();
+    const session = (await context.cookies()).find((c) => c.name === 'checkout_admin')!;
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, 'Lax');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.goto('/admin/config');
+    assert.equal(new URL(page.url()).pathname, '/admin/sign-in', 'the session ended');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('toggles auto-expiry, and the expiry job honours it', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Configuration' }).click();
+    const box = page.getByLabel('Expire transactions automatically');
+    assert.equal(await box.isChecked(), true);
+    await box.uncheck();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    assert.equal((await t.app.get(AdminConfigService).get()).autoExpire, false);
+
+    await insertDueTransactions(dataSourceOf(t), 2, { overrides: { customerEmail: 'due@example.com' } });
+    await new Promise((r) => setTimeout(r, 2500)); // two sweep intervals: nothing may expire
+    const still = await dataSourceOf(t).query<{ n: number }[]>(
+      "SELECT COUNT(*) AS n FROM transactions WHERE customer_email = 'due@example.com' AND state = 'created'",
+    );
+    assert.equal(Number(still[0].n), 2, 'off: the job leaves them');
+
+    await page.getByLabel('Expire transactions automatically').check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'configuration.png'), fullPage: true });
+    await eventually(
+      async () => {
+        const [row] = await dataSourceOf(t).query<{ n: number }[]>(
+          "SELECT COUNT(*) AS n FROM transactions WHERE customer_email = 'due@example.com' AND state = 'expired'",
+        );
+        return Number(row.n) === 2 ? true : undefined;
+      },
+      5000,
+      'both expired once auto-expiry is on again',
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('shows field errors beside the field and writes nothing for an invalid URL', async () => {
+    const { context, page } = await open();
+    await signIn(page);
+    await page.goto('/admin/config');
+    await page.getByLabel('Merchant name').fill('Changed Shop');
+    await page.getByLabel('Default redirect URL').fill('not a url');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Nothing was saved' }).waitFor();
+    const field = page.getByLabel('Default redirect URL');
+    assert.equal(await field.getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#default_redirect_url-error').textContent(), 'Enter a valid URL.');
+    const stored = await t.app.get(AdminConfigService).get();
+    assert.notEqual(stored.merchantName, 'Changed Shop', 'a rejected form writes nothing');
+    await page.screenshot({ path: join(SHOTS, 'configuration-errors.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('creates an API key shown once, which the API accepts, then revokes it, which the API honours', async () => {
+    const { context, page } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('console key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('#new-api-key').textContent())!.trim();
+    assert.match(key, /^[A-Za-z0-9]{8}\.[A-Za-z0-9_-]+$/);
+    await page.screenshot({ path: join(SHOTS, 'api-keys.png'), fullPage: true });
+    const create = () =>
+      t
+        .http()
+        .post('/b/checkout/v1/pymt-txn/')
+        .set('Authorization', `Api-Key ${key}`)
+        .send({
+          type: 'e_commerce',
+          amount: '5.000',
+          currency_code: 'KWD',
+          pg_codes: ['sandbox'],
+        });
+    await create().expect(201);
+    await page.goto('/admin/api-keys');
+    assert.equal(await page.locator('#new-api-key').count(), 0, 'the key is never shown again');
+    await page.getByRole('button', { name: 'Revoke console key' }).click();
+    await page.getByRole('status').filter({ hasText: 'The key is revoked.' }).waitFor();
+    await create().expect(401);
+    await context.close();
+  });
+
+  it('finds a paid transaction and redelivers its webhook to the receiver', async () => {
+    const d = new TransactionDriver(t, s.apiKey);
+    const tx = await d.create({ order_no: 'CONSOLE-PAID', webhook_url: hook.url });
+    const sessionId = String(tx.session_id);
+    await d.pay(sessionId, TEST_CARDS.success);
+    await hook.waitFor(2, 5000); // created, paid
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByLabel('State').selectOption('paid');
+    await page.getByLabel('Order number').fill('CONSOLE-PAID');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.screenshot({ path: join(SHOTS, 'transactions.png'), fullPage: true });
+    await page.getByRole('row').filter({ hasText: 'CONSOLE-PAID' }).getByRole('link').click();
+    await page.getByRole('heading', { name: 'Payment attempts' }).waitFor();
+    assert.match(await page.locator('main').innerText(), /\*\*\*\* 1111/, 'the card, masked');
+    assert.doesNotMatch(await page.content(), /4111111111111111/, 'never the card number');
+    await page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });
+    const before = hook.received.length;
+    await page.getByRole('button', { name: /^Redeliver 2 paid$/ }).click();
+    await page.getByRole('status').filter({ hasText: 'A new delivery of the webhook is queued.' }).waitFor();
+    await hook.waitFor(before + 1, 5000);
+    const again = hook.received[before].json;
+    assert.equal(again.session_id, sessionId);
+    assert.equal(again.state, 'paid');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('refuses a form without the CSRF token and writes nothing', async () => {
+    const { context, page } = await open();
+    await signIn(page);
+    const cookie = (await context.cookies()).find((c) => c.name === 'checkout_admin')!;
+    const res = await t
+      .http()
+      .post('/admin/config')
+      .set('Cookie', `checkout_admin=${cookie.value}`)
+      .type('form')
+      .send({ merchant_name: 'Forged', auto_expire: 'true' });
+    assert.equal(res.status, 403);
+    assert.notEqual((await t.app.get(AdminConfigService).get()).merchantName, 'Forged');
+    await context.close();
+  });
+
+  it('speaks Arabic right-to-left, and remembers the choice', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'العربية' }).click();
+    assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
+    await page.getByRole('heading', { name: 'المعاملات' }).waitFor();
+    await page.goto('/admin/config');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'ar');
+    await page.screenshot({ path: join(SHOTS, 'configuration-ar.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
