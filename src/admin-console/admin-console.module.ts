@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CurrenciesModule } from '../currencies/currencies.module';
+import { GatewaysModule } from '../gateways/gateways.module';
 import { AdminConfigModule } from '../admin-config/admin-config.module';
 import { AdminModule } from '../admin/admin.module';
 import { EventsModule } from '../events/events.module';
@@ -8,6 +10,9 @@ import { TransactionsModule } from '../transactions/transactions.module';
 import { ApiKeysPageController } from './api-keys-page.controller';
 import { ConfigPageController } from './config-page.controller';
 import { ConsoleResponder } from './console-responder';
+import { CurrenciesPageController } from './currencies-page.controller';
+import { GatewaysPageController } from './gateways-page.controller';
+import { UsersPageController } from './users-page.controller';
 import { SignInController } from './sign-in.controller';
 import { TransactionsPageController } from './transactions-page.controller';
 import { AdminSession } from './admin-session.entity';
@@ -19,11 +24,21 @@ import { AdminSessionsService } from './admin-sessions.service';
     TypeOrmModule.forFeature([AdminSession]),
     AdminConfigModule,
     AdminModule,
+    CurrenciesModule,
+    GatewaysModule,
     EventsModule,
     PaymentsModule,
     TransactionsModule,
   ],
-  controllers: [SignInController, ConfigPageController, ApiKeysPageController, TransactionsPageController],
+  controllers: [
+    SignInController,
+    ConfigPageController,
+    ApiKeysPageController,
+    TransactionsPageController,
+    GatewaysPageController,
+    CurrenciesPageController,
+    UsersPageController,
+  ],
   providers: [AdminSessionsService, ConsoleResponder],
 })
 export class AdminConsoleModule {}

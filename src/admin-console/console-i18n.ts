@@ -14,7 +14,25 @@ export interface ConsoleStrings {
   notAdmin: string;
   throttled: (seconds: number) => string;
   formExpired: string;
-  nav: { transactions: string; config: string; apiKeys: string };
+  nav: {
+    transactions: string;
+    config: string;
+    apiKeys: string;
+    gateways: string;
+    currencies: string;
+    users: string;
+  };
+  /** Field labels of the resource forms, by API field name. */
+  labels: Record<string, string>;
+  add: string;
+  edit: string;
+  remove: string;
+  removed: string;
+  gatewayDeactivated: string;
+  yes: string;
+  no: string;
+  listHint: string;
+  passwordKeepHint: string;
   configTitle: string;
   autoExpire: string;
   defaultRedirectUrl: string;
@@ -84,7 +102,44 @@ const EN: ConsoleStrings = {
   notAdmin: 'This user is not an administrator.',
   throttled: (s) => `Too many failed attempts. Try again in ${s} seconds.`,
   formExpired: 'The form has expired or did not come from this site. Please try again.',
-  nav: { transactions: 'Transactions', config: 'Configuration', apiKeys: 'API keys' },
+  nav: {
+    transactions: 'Transactions',
+    config: 'Configuration',
+    apiKeys: 'API keys',
+    gateways: 'Gateways',
+    currencies: 'Currencies',
+    users: 'Users',
+  },
+  labels: {
+    code: 'Code',
+    digits: 'Digits',
+    name: 'Name',
+    pg: 'Gateway driver (pg)',
+    type: 'Type',
+    operation: 'Operation',
+    currencies: 'Currencies',
+    fee_fixed: 'Fixed fee',
+    fee_percent: 'Fee percent',
+    icon: 'Icon URL',
+    flow: 'Flow',
+    require_customer_phone: 'Require the customer’s phone',
+    is_active: 'Active',
+    tokenizable: 'Can save cards',
+    instructions: 'Instructions for the customer',
+    username: 'Username',
+    password: 'Password',
+    gateway_codes: 'Gateway codes',
+    is_admin: 'Administrator',
+  },
+  add: 'Add',
+  edit: 'Edit',
+  remove: 'Delete',
+  removed: 'Deleted.',
+  gatewayDeactivated: 'Transactions used it, so it was deactivated instead of deleted.',
+  yes: 'yes',
+  no: 'no',
+  listHint: 'Separate several with commas.',
+  passwordKeepHint: 'Leave empty to keep the current password.',
   configTitle: 'Configuration',
   autoExpire: 'Expire transactions automatically',
   defaultRedirectUrl: 'Default redirect URL',
@@ -158,7 +213,44 @@ const AR: ConsoleStrings = {
   notAdmin: 'هذا المستخدم ليس مسؤولاً.',
   throttled: (s) => `محاولات فاشلة كثيرة. حاول مرة أخرى بعد ${s} ثانية.`,
   formExpired: 'انتهت صلاحية النموذج أو لم يأتِ من هذا الموقع. حاول مرة أخرى.',
-  nav: { transactions: 'المعاملات', config: 'الإعدادات', apiKeys: 'مفاتيح API' },
+  nav: {
+    transactions: 'المعاملات',
+    config: 'الإعدادات',
+    apiKeys: 'مفاتيح API',
+    gateways: 'بوابات الدفع',
+    currencies: 'العملات',
+    users: 'المستخدمون',
+  },
+  labels: {
+    code: 'الرمز',
+    digits: 'الخانات العشرية',
+    name: 'الاسم',
+    pg: 'مشغّل البوابة (pg)',
+    type: 'النوع',
+    operation: 'العملية',
+    currencies: 'العملات',
+    fee_fixed: 'رسوم ثابتة',
+    fee_percent: 'نسبة الرسوم',
+    icon: 'رابط الأيقونة',
+    flow: 'التدفق',
+    require_customer_phone: 'طلب هاتف العميل',
+    is_active: 'نشط',
+    tokenizable: 'يمكن حفظ البطاقات',
+    instructions: 'تعليمات للعميل',
+    username: 'اسم المستخدم',
+    password: 'كلمة المرور',
+    gateway_codes: 'رموز البوابات',
+    is_admin: 'مسؤول',
+  },
+  add: 'إضافة',
+  edit: 'تعديل',
+  remove: 'حذف',
+  removed: 'تم الحذف.',
+  gatewayDeactivated: 'استُخدمت في معاملات، لذا عُطّلت بدلاً من حذفها.',
+  yes: 'نعم',
+  no: 'لا',
+  listHint: 'افصل بين القيم بفواصل.',
+  passwordKeepHint: 'اتركها فارغة للإبقاء على كلمة المرور الحالية.',
   configTitle: 'الإعدادات',
   autoExpire: 'إنهاء صلاحية المعاملات تلقائياً',
   defaultRedirectUrl: 'رابط إعادة التوجيه الافتراضي',

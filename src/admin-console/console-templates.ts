@@ -36,6 +36,9 @@ export function consolePage(frame: ConsoleFrame): string {
           <a href="/admin/transactions">${t.nav.transactions}</a>
           <a href="/admin/config">${t.nav.config}</a>
           <a href="/admin/api-keys">${t.nav.apiKeys}</a>
+          <a href="/admin/gateways">${t.nav.gateways}</a>
+          <a href="/admin/currencies">${t.nav.currencies}</a>
+          <a href="/admin/users">${t.nav.users}</a>
         </nav>
         <form method="post" action="/admin/sign-out" class="inline">
           ${csrfInput(frame.signedIn.csrfToken)}

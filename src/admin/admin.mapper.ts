@@ -4,12 +4,14 @@ import type { IssuedApiKey } from '../auth/api-keys/api-keys.service';
 import type { User } from '../auth/users/user.entity';
 import { canonicalDecimal } from '../common/money/money';
 import type { Currency } from '../currencies/currency.entity';
-import type { Gateway } from '../gateways/gateway.entity';
+import type { Gateway, GatewayFlow, GatewayOperation, GatewayType } from '../gateways/gateway.entity';
+import type { GatewayInput } from '../gateways/gateways.service';
+import type { UserChanges } from '../auth/users/users.service';
 import type { AdminConfigDto } from './dto/admin-config.dto';
 import type { ApiKeyDto, IssuedApiKeyDto } from './dto/api-key.dto';
 import type { CurrencyDto } from './dto/currency.dto';
-import type { GatewayDto } from './dto/gateway.dto';
-import type { UserDto } from './dto/user.dto';
+import type { GatewayDto, UpdateGatewayDto } from './dto/gateway.dto';
+import type { UpdateUserDto, UserDto } from './dto/user.dto';
 
 /** Entities → admin response DTOs. Entities are never returned: a forgotten column cannot leak. */
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
@@ -80,4 +82,34 @@ export const toUserDto = (user: User): UserDto => ({
 /** Drops the keys whose value is undefined (left out of a partial update). */
 export function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Gateway API field names → the service's input (only the fields sent). */
+export function toGatewayChanges(body: UpdateGatewayDto): Partial<Omit<GatewayInput, 'code'>> {
+  return definedOnly({
+    name: body.name,
+    pg: body.pg,
+    type: body.type as GatewayType | undefined,
+    operation: body.operation as GatewayOperation | undefined,
+    currencies: body.currencies,
+    feeFixed: body.fee_fixed,
+    feePercent: body.fee_percent,
+    icon: body.icon,
+    flow: body.flow as GatewayFlow | undefined,
+    requireCustomerPhone: body.require_customer_phone,
+    isActive: body.is_active,
+    tokenizable: body.tokenizable,
+    instructions: body.instructions,
+  });
+}
+
+/** User API field names → the service's input (only the fields sent). */
+export function toUserChanges(body: UpdateUserDto): UserChanges {
+  return definedOnly({
+    username: body.username,
+    password: body.password,
+    gatewayCodes: body.gateway_codes,
+    isAdmin: body.is_admin,
+    isActive: body.is_active,
+  });
 }

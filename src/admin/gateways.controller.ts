@@ -1,32 +1,12 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import type { GatewayFlow, GatewayOperation, GatewayType } from '../gateways/gateway.entity';
-import type { GatewayInput } from '../gateways/gateways.service';
+import type { GatewayType } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import { AdminResource, CreateDocs, DeleteDocs, ListDocs, ReadDocs, UpdateDocs } from './admin-routes';
-import { definedOnly, toGatewayDto } from './admin.mapper';
+import { toGatewayChanges, toGatewayDto } from './admin.mapper';
 import { AdminService } from './admin.service';
 import { CreateGatewayDto, GatewayDeletionDto, GatewayDto, UpdateGatewayDto } from './dto/gateway.dto';
 
 const CODE_PARAM = { name: 'code', example: 'sandbox' };
-
-/** API field names → the service's input (only the fields sent). */
-function toGatewayChanges(body: UpdateGatewayDto): Partial<Omit<GatewayInput, 'code'>> {
-  return definedOnly({
-    name: body.name,
-    pg: body.pg,
-    type: body.type as GatewayType | undefined,
-    operation: body.operation as GatewayOperation | undefined,
-    currencies: body.currencies,
-    feeFixed: body.fee_fixed,
-    feePercent: body.fee_percent,
-    icon: body.icon,
-    flow: body.flow as GatewayFlow | undefined,
-    requireCustomerPhone: body.require_customer_phone,
-    isActive: body.is_active,
-    tokenizable: body.tokenizable,
-    instructions: body.instructions,
-  });
-}
 
 @AdminResource('gateways')
 export class GatewaysAdminController {

@@ -3,7 +3,7 @@ import { CurrentPrincipal } from '../auth/authenticated.decorator';
 import type { Principal } from '../auth/principal';
 import { UsersService } from '../auth/users/users.service';
 import { AdminResource, CreateDocs, DeleteDocs, ListDocs, UpdateDocs } from './admin-routes';
-import { definedOnly, toUserDto } from './admin.mapper';
+import { toUserChanges, toUserDto } from './admin.mapper';
 import { AdminService } from './admin.service';
 import { CreateUserDto, UpdateUserDto, UserDto } from './dto/user.dto';
 import { EntityIdPipe } from './entity-id.pipe';
@@ -60,14 +60,7 @@ export class UsersAdminController {
     @Param('id', EntityIdPipe) id: number,
     @Body() body: UpdateUserDto,
   ): Promise<UserDto> {
-    const changes = definedOnly({
-      username: body.username,
-      password: body.password,
-      gatewayCodes: body.gateway_codes,
-      isAdmin: body.is_admin,
-      isActive: body.is_active,
-    });
-    return toUserDto(await this.admin.updateUser(actor, id, changes));
+    return toUserDto(await this.admin.updateUser(actor, id, toUserChanges(body)));
   }
 
   @Delete(':id')

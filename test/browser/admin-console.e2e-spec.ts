@@ -7,7 +7,7 @@ import { AdminConfigService } from '../../src/admin-config/admin-config.service'
 import { dataSourceOf, eventually, FAST_DELIVERY_ENV } from '../events/event-helpers';
 import { insertDueTransactions } from '../factories/due-transactions';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
-import { Seeded, seedBasics } from '../setup/fixtures';
+import { adminAuth, Seeded, seedBasics } from '../setup/fixtures';
 import { ADMIN, startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
 
@@ -219,6 +219,91 @@ describe('admin console in a real browser', () => {
       .send({ merchant_name: 'Forged', auto_expire: 'true' });
     assert.equal(res.status, 403);
     assert.notEqual((await t.app.get(AdminConfigService).get()).merchantName, 'Forged');
+    await context.close();
+  });
+
+  it('manages currencies: a bad code beside its field, an added one listed, then deleted', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Currencies' }).click();
+    await page.getByLabel('Code').fill('E1R');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.locator('#code-error').waitFor();
+    assert.equal(await page.getByLabel('Code').getAttribute('aria-invalid'), 'true');
+    await page.getByLabel('Code').fill('eur');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('row').filter({ hasText: 'EUR' }).waitFor();
+    assert.match(await page.getByRole('row').filter({ hasText: 'EUR' }).innerText(), /EUR\s+2/);
+    await page.screenshot({ path: join(SHOTS, 'currencies.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Delete EUR' }).click();
+    await page.getByRole('status').filter({ hasText: 'Deleted.' }).waitFor();
+    assert.equal(await page.getByRole('row').filter({ hasText: 'EUR' }).count(), 0);
+    // One a gateway uses is refused, with the API's reason.
+    await page.getByRole('button', { name: 'Delete KWD' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('manages users: field errors, an added user, deactivated in the console and refused by the API', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByLabel('Username').fill('bad name!');
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.locator('#username-error').waitFor();
+    await page.locator('#password-error').waitFor();
+    await page.getByLabel('Username').fill('backoffice');
+    await page.getByLabel('Password').fill('backoffice-pass-1');
+    await page.getByLabel('Gateway codes').fill('sandbox');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('link', { name: 'Edit backoffice' }).click();
+    const basic = `Basic ${Buffer.from('backoffice:backoffice-pass-1').toString('base64')}`;
+    const retrieveList = () =>
+      t.http().post('/b/pbl/v2/payment-methods/').set('Authorization', basic).send({ currency_code: 'KWD' });
+    assert.equal((await retrieveList()).status, 200, 'the new user authenticates');
+    await page.screenshot({ path: join(SHOTS, 'user.png'), fullPage: true });
+    await page.getByLabel('Active').uncheck();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('row').filter({ hasText: 'backoffice' }).waitFor();
+    assert.match(
+      await page.getByRole('row').filter({ hasText: 'backoffice' }).innerText(),
+      /sandbox\s+no\s+no/,
+    );
+    assert.equal((await retrieveList()).status, 401, 'deactivated: refused');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('manages gateways: an unknown currency beside its field, an added gateway, edited', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Gateways' }).click();
+    await page.getByLabel('Code').fill('console-gw');
+    await page.getByLabel('Name', { exact: true }).fill('Console gateway');
+    await page.getByLabel('Gateway driver (pg)').fill('sandbox');
+    await page.getByLabel('Currencies').fill('KWD, XXX');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.locator('#currencies-error').waitFor();
+    await page.getByLabel('Currencies').fill('KWD, USD');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('link', { name: 'Edit console-gw' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Console gateway 2');
+    await page.getByLabel('Fixed fee').fill('0.250');
+    await page.screenshot({ path: join(SHOTS, 'gateway.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Save' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'console-gw' });
+    await row.waitFor();
+    assert.match(await row.innerText(), /Console gateway 2/);
+    const res = await t
+      .http()
+      .get('/b/checkout/v1/admin/gateways/console-gw/')
+      .set('Authorization', adminAuth());
+    assert.equal(res.body.fee_fixed, '0.25');
+    assert.deepEqual(res.body.currencies, ['KWD', 'USD']);
+    await page.screenshot({ path: join(SHOTS, 'gateways.png'), fullPage: true });
+    assert.deepEqual(problems, []);
     await context.close();
   });
 
