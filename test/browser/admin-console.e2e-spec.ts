@@ -2,26 +2,16 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AdminConfigService } from '../../src/admin-config/admin-config.service';
 import { dataSourceOf, eventually, FAST_DELIVERY_ENV } from '../events/event-helpers';
 import { insertDueTransactions } from '../factories/due-transactions';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
 import { adminAuth, Seeded, seedBasics } from '../setup/fixtures';
+import { launchChromium } from '../setup/chromium';
 import { ADMIN, startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 /** `CONSOLE_SCREENSHOTS=docs/console`: where the pages' screenshots go (default: test artifacts). */
 const SHOTS = join(process.cwd(), process.env.CONSOLE_SCREENSHOTS ?? join('test', 'artifacts', 'console'));
 
@@ -37,7 +27,7 @@ describe('admin console in a real browser', () => {
     hook = await HttpReceiver.start();
     [t, browser] = await Promise.all([
       startApp({ env: { ...FAST_DELIVERY_ENV, EXPIRY_SWEEP_SECONDS: '1' } }),
-      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+      launchChromium(),
     ]);
     s = await seedBasics(t);
   });

@@ -4,24 +4,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
 import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
+import { launchChromium } from '../setup/chromium';
 import { startApp, TestApp } from '../setup/test-app';
 
-/** Debian's chromium, driven by playwright-core (never a downloaded browser). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
 
 /** Fills the payment form's card fields (SPEC §15): the number given, the rest valid. */
@@ -52,11 +41,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
   let merchant: Awaited<ReturnType<typeof startMerchantSite>>;
 
   before(async () => {
-    [t, merchant, browser] = await Promise.all([
-      startApp(),
-      startMerchantSite(),
-      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
-    ]);
+    [t, merchant, browser] = await Promise.all([startApp(), startMerchantSite(), launchChromium()]);
     s = await seedBasics(t);
     await t.app
       .get(GatewaysService)

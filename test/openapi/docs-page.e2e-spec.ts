@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../setup/chromium';
 import { startApp, TestApp } from '../setup/test-app';
 
 /** Screenshots land in test/artifacts/ (git-ignored); this file runs as dist/test/openapi/*.js. */
@@ -13,19 +14,7 @@ describe('Swagger UI in a browser', () => {
   let browser: Browser;
   before(async () => {
     t = await startApp();
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
