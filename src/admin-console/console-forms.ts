@@ -12,6 +12,8 @@ export interface FormFieldSpec {
   kind: FieldKind;
   /** A required field's empty value goes to the DTO as '' (its "blank" message); others are left out. */
   required?: boolean;
+  /** '' is a value of its own (the icon: "the default one"), sent as such, not left out. */
+  emptyIsValue?: boolean;
   options?: readonly string[];
 }
 
@@ -39,7 +41,7 @@ export function toApiInput(specs: FormFieldSpec[], values: FormValues): Record<s
       input[spec.name] = String(value)
         .split(/[\s,]+/)
         .filter((item) => item !== '');
-    } else if (value !== '' || spec.required) input[spec.name] = value;
+    } else if (value !== '' || spec.required || spec.emptyIsValue) input[spec.name] = value;
   }
   return input;
 }

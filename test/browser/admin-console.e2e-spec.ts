@@ -281,6 +281,7 @@ describe('admin console in a real browser', () => {
     await page.getByRole('link', { name: 'Edit console-gw' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Console gateway 2');
     await page.getByLabel('Fixed fee').fill('0.250');
+    await page.getByLabel('Icon URL').fill('https://cdn.example.com/console.svg');
     await page.screenshot({ path: join(SHOTS, 'gateway.png'), fullPage: true });
     await page.getByRole('button', { name: 'Save' }).click();
     const row = page.getByRole('row').filter({ hasText: 'console-gw' });
@@ -292,6 +293,17 @@ describe('admin console in a real browser', () => {
       .set('Authorization', adminAuth());
     assert.equal(res.body.fee_fixed, '0.25');
     assert.deepEqual(res.body.currencies, ['KWD', 'USD']);
+    assert.equal(res.body.icon, 'https://cdn.example.com/console.svg');
+    // An emptied icon is the API's "" (the pg's default icon), not "unchanged".
+    await page.getByRole('link', { name: 'Edit console-gw' }).click();
+    await page.getByLabel('Icon URL').fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await row.waitFor();
+    const cleared = await t
+      .http()
+      .get('/b/checkout/v1/admin/gateways/console-gw/')
+      .set('Authorization', adminAuth());
+    assert.equal(cleared.body.icon, '');
     await page.screenshot({ path: join(SHOTS, 'gateways.png'), fullPage: true });
     assert.deepEqual(problems, []);
     await context.close();
