@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { readCookie } from '../checkout/csrf';
+import {
+  doubleSubmitValid,
+  type DoubleSubmitCookie,
+  issueDoubleSubmitToken,
+  readCookie,
+} from '../checkout/csrf';
 import type { PageLanguage } from '../checkout/i18n';
 import { sendPage } from '../checkout/page-response';
 import { html } from '../checkout/templates';
@@ -12,7 +16,7 @@ import { CONSOLE_CSRF_FIELD, consolePage, type ConsoleFrame } from './console-te
 import { formText } from './form-validation';
 
 export const SESSION_COOKIE = 'checkout_admin';
-const LOGIN_COOKIE = 'checkout_admin_login';
+const LOGIN_COOKIE: DoubleSubmitCookie = { name: 'checkout_admin_login', path: '/admin' };
 const LANGUAGE_COOKIE = 'checkout_admin_lang';
 export const CONSOLE_HOME = '/admin/transactions';
 
@@ -31,9 +35,8 @@ export interface ConsoleRequest {
  */
 @Injectable()
 export class ConsoleResponder {
-  /** Requests whose language cookie is already being set, and sign-in tokens issued to them. */
+  /** Requests whose language cookie is already being set (the language is asked more than once). */
   private readonly languageSet = new WeakSet<Request>();
-  private readonly loginTokens = new WeakMap<Request, string>();
 
   constructor(
     private readonly sessions: AdminSessionsService,
@@ -102,34 +105,27 @@ export class ConsoleResponder {
     return readCookie(req, LANGUAGE_COOKIE) === 'ar' ? 'ar' : 'en';
   }
 
-  /** The sign-in form's double-submit token (no session yet): the cookie's, or a new one set now. */
+  /** The sign-in form's double-submit token (no session yet), as the checkout pages' forms have. */
   loginToken(req: Request, res: Response): string {
-    const existing = readCookie(req, LOGIN_COOKIE);
-    if (existing && /^[0-9a-f]{64}$/.test(existing)) return existing;
-    const issued = this.loginTokens.get(req);
-    if (issued) return issued;
-    const token = randomBytes(32).toString('hex');
-    this.loginTokens.set(req, token);
-    res.append('Set-Cookie', this.cookie(LOGIN_COOKIE, token));
-    return token;
+    return issueDoubleSubmitToken(req, res, this.secure, LOGIN_COOKIE);
   }
 
   loginTokenValid(req: Request): boolean {
-    const cookie = readCookie(req, LOGIN_COOKIE);
-    const sent = formText(req.body, CONSOLE_CSRF_FIELD);
-    if (!cookie || !/^[0-9a-f]{64}$/.test(cookie) || sent.length !== cookie.length) return false;
-    return timingSafeEqual(Buffer.from(cookie), Buffer.from(sent));
+    return doubleSubmitValid(req, LOGIN_COOKIE);
+  }
+
+  private get secure(): boolean {
+    return this.config.publicBaseUrl.startsWith('https://');
   }
 
   /** `HttpOnly; SameSite=Lax; Path=/admin`, and `Secure` behind HTTPS. */
   cookie(name: string, value: string, maxAgeSeconds?: number): string {
-    const secure = this.config.publicBaseUrl.startsWith('https://');
     return [
       `${name}=${value}`,
       'Path=/admin',
       'HttpOnly',
       'SameSite=Lax',
-      ...(secure ? ['Secure'] : []),
+      ...(this.secure ? ['Secure'] : []),
       ...(maxAgeSeconds !== undefined ? [`Max-Age=${maxAgeSeconds}`] : []),
     ].join('; ');
   }

@@ -1,10 +1,12 @@
+import { CSRF_FIELD } from '../checkout/csrf';
 import type { PageLanguage } from '../checkout/i18n';
 import { html, raw, SafeHtml } from '../checkout/templates';
 import type { ConsoleStrings } from './console-i18n';
 import { consoleStrings } from './console-i18n';
 
 export const CONSOLE_STYLESHEET_PATH = '/admin/static/console.css';
-export const CONSOLE_CSRF_FIELD = 'csrf_token';
+/** The same form field as the checkout pages' token. */
+export const CONSOLE_CSRF_FIELD = CSRF_FIELD;
 
 /** A form's field errors as the API reports them: field → messages. */
 export type FieldErrorList = Record<string, unknown>;

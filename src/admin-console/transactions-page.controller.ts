@@ -102,9 +102,6 @@ export class TransactionsPageController {
     const q = checked.value;
     const createdFrom = q.created_after ? new Date(q.created_after) : undefined;
     const createdBefore = q.created_before ? new Date(q.created_before) : undefined;
-    if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-      throw new FieldErrors({ created_before: ['Must be later than created_after.'] });
-    }
     return this.search.search(
       {
         filter: {

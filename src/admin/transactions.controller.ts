@@ -1,6 +1,5 @@
 import { Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { FieldErrors } from '../common/errors/domain-errors';
 import { FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
 import { TransactionSearchService } from '../transactions/transaction-search.service';
 import { AdminResource } from './admin-routes';
@@ -30,9 +29,6 @@ export class TransactionsAdminController {
   async list(@Query() query: TransactionSearchQueryDto): Promise<TransactionPageDto> {
     const createdFrom = query.created_after ? new Date(query.created_after) : undefined;
     const createdBefore = query.created_before ? new Date(query.created_before) : undefined;
-    if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-      throw new FieldErrors({ created_before: ['Must be later than created_after.'] });
-    }
     return this.search.search(
       {
         filter: {

@@ -23,23 +23,46 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** The visitor's token (set as a cookie when new). */
-export function issueCsrfToken(req: Request, res: Response, secure: boolean): string {
-  const existing = readCookie(req, CSRF_COOKIE);
+/** Where a double-submit token lives: its cookie, and the path the cookie is sent on. */
+export interface DoubleSubmitCookie {
+  name: string;
+  path: string;
+}
+
+const CHECKOUT_PAGES: DoubleSubmitCookie = { name: CSRF_COOKIE, path: '/b/checkout' };
+
+/** The visitor's token of `cookie` (set as a cookie when new). */
+export function issueDoubleSubmitToken(
+  req: Request,
+  res: Response,
+  secure: boolean,
+  cookie: DoubleSubmitCookie,
+): string {
+  const existing = readCookie(req, cookie.name);
   if (existing && TOKEN.test(existing)) return existing;
   const token = randomBytes(32).toString('hex');
   res.append(
     'Set-Cookie',
-    `${CSRF_COOKIE}=${token}; Path=/b/checkout; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`,
+    `${cookie.name}=${token}; Path=${cookie.path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`,
   );
   return token;
 }
 
-export function csrfValid(req: Request): boolean {
-  const cookie = readCookie(req, CSRF_COOKIE);
+/** Whether the form's `csrf_token` equals the token of `cookie` (constant time). */
+export function doubleSubmitValid(req: Request, cookie: DoubleSubmitCookie): boolean {
+  const stored = readCookie(req, cookie.name);
   const sent = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
-  if (!cookie || typeof sent !== 'string' || !TOKEN.test(cookie) || !TOKEN.test(sent)) return false;
-  return timingSafeEqual(Buffer.from(cookie), Buffer.from(sent));
+  if (!stored || typeof sent !== 'string' || !TOKEN.test(stored) || !TOKEN.test(sent)) return false;
+  return timingSafeEqual(Buffer.from(stored), Buffer.from(sent));
+}
+
+/** The checkout pages' token (set as a cookie when new). */
+export function issueCsrfToken(req: Request, res: Response, secure: boolean): string {
+  return issueDoubleSubmitToken(req, res, secure, CHECKOUT_PAGES);
+}
+
+export function csrfValid(req: Request): boolean {
+  return doubleSubmitValid(req, CHECKOUT_PAGES);
 }
 
 export class CsrfRejected extends PermissionDenied {

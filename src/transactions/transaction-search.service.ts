@@ -26,6 +26,10 @@ export class TransactionSearchService {
   ) {}
 
   async search(input: SearchInput, invalidCursor: string): Promise<SearchPage> {
+    const { createdFrom, createdBefore } = input.filter;
+    if (createdFrom && createdBefore && createdFrom >= createdBefore) {
+      throw new FieldErrors({ created_before: ['Must be later than created_after.'] });
+    }
     const position = input.cursor === undefined ? null : decodeSearchCursor(input.cursor);
     if (input.cursor !== undefined && !position) throw new FieldErrors({ cursor: [invalidCursor] });
     // One row more than the page tells whether an older page exists.
