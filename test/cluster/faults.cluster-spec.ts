@@ -128,6 +128,7 @@ describe('a Galera node killed under load', () => {
     const onB = steadyLoad(b, auth);
     await sleep(1500);
 
+    const killedAt = Date.now();
     await cluster.kill(0);
     await sleep(3000);
     const ready = await call('GET', `${a.url}/health/ready`);
@@ -148,7 +149,7 @@ describe('a Galera node killed under load', () => {
     assert.equal(
       summarize(answersB, (x) => succeeded(x) && x.ms <= 5500),
       '',
-      `replica B: no error, no hang\n${warnings(b)}`,
+      `replica B: no error, no hang\n${warnings(b)}\n${[0, 1, 2].map((n) => cluster.membershipChanges(n, killedAt)).join('\n')}`,
     );
     assert.equal(summarize(answersA, acceptable), '', 'replica A: success or 503 within 5 s, never 500');
     assert.ok(

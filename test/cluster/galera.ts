@@ -19,7 +19,11 @@ const GALERA_PORT = 4567;
 const GALERA_STEP = 10;
 const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
 /** The failure-detection timeouts docs/operations.md recommends (Galera's defaults: 1 s, 5 s, 15 s). */
-export const EVS_TIMEOUTS = ['evs.keepalive_period=PT0.5S', 'evs.suspect_timeout=PT2S', 'evs.inactive_timeout=PT4S'];
+export const EVS_TIMEOUTS = [
+  'evs.keepalive_period=PT0.5S',
+  'evs.suspect_timeout=PT2S',
+  'evs.inactive_timeout=PT4S',
+];
 
 export interface ClusterOptions {
   /** Parent directory of the node data directories (default: under the OS temp dir). */
@@ -83,19 +87,64 @@ export class GaleraCluster {
   }
 
   /**
-   * Starts a stopped node again: it rejoins by state transfer; resolves once it is Synced. The
-   * donor is blocked while rsync copies its data (it leaves `Synced`), so it is node 2 (the one
-   * the tests pin no replica to) unless node 2 is the one rejoining.
+   * Starts a stopped node again, as Debian's systemd unit does after a crash: `galera_recovery`
+   * (`mariadbd --wsrep-recover`) reads the last committed position from InnoDB, and the node
+   * starts from it (`--wsrep-start-position`), so it rejoins by incremental state transfer from a
+   * donor's gcache instead of copying the whole data directory (rsync SST, which blocks the donor
+   * and loads a small machine's disk for seconds). Resolves once it is Synced. The donor is node 2
+   * (the one the tests pin no replica to) unless node 2 is the one rejoining.
    */
   async restart(node: number, timeoutMs = 90_000): Promise<number> {
     const started = Date.now();
     rmSync(join(this.dir(node), 'data', 'mysqld.pid'), { force: true });
+    const position = this.recoverPosition(node);
     const donor = node === NODE_COUNT - 1 ? 0 : NODE_COUNT - 1;
-    this.launch(node, { donor: `n${donor}` });
+    this.launch(node, { donor: `n${donor}`, startPosition: position });
     await this.waitSynced(node, timeoutMs);
     const took = Date.now() - started;
-    this.log(`node ${node} rejoined in ${took} ms`);
+    this.log(`node ${node} rejoined in ${took} ms (${this.stateTransfer(node)})`);
     return took;
+  }
+
+  /** `uuid:seqno` of the last transaction a stopped node committed (what `galera_recovery` prints). */
+  private recoverPosition(node: number): string {
+    const log = join(this.dir(node), 'recover.log');
+    rmSync(log, { force: true });
+    execFileSync('/usr/sbin/mariadbd', [...this.serverArgs(node), `--log-error=${log}`, '--wsrep-recover'], {
+      stdio: 'ignore',
+      timeout: 60_000,
+    });
+    const found = /WSREP: Recovered position: ?(\S+:-?\d+)/.exec(readFileSync(log, 'utf8'));
+    if (!found)
+      throw new Error(`node ${node}: no position recovered:\n${readFileSync(log, 'utf8').slice(-2000)}`);
+    return found[1];
+  }
+
+  /** How the node's last start caught up (incremental or full state transfer), from its error log. */
+  private stateTransfer(node: number): string {
+    const log = this.errorLog(node);
+    const since = log.slice(Math.max(log.lastIndexOf('WSREP: Loading provider'), 0));
+    if (/rsync IST completed on joiner/.test(since)) return 'IST';
+    if (/rsync SST completed on joiner/.test(since)) return 'SST';
+    return 'no transfer';
+  }
+
+  /**
+   * A node's membership changes (views, state shifts, suspicions) logged since `sinceMs`: what a
+   * fault test prints when a node it did not touch failed requests.
+   */
+  membershipChanges(node: number, sinceMs: number): string {
+    const since = new Date(sinceMs - 1000);
+    const stamp = (line: string) => /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)/.exec(line)?.[1];
+    return this.errorLog(node)
+      .split('\n')
+      .filter((line) => /Shifting |view\(view_id|suspecting node|declaring inactive|non-primary/.test(line))
+      .filter((line) => {
+        const at = stamp(line);
+        return at !== undefined && new Date(at.replace(' ', 'T')) >= since;
+      })
+      .map((line) => `[node ${node}] ${line}`)
+      .join('\n');
   }
 
   /** Stops every node (started by this process or an earlier one) and removes the data directories. */
@@ -146,7 +195,7 @@ export class GaleraCluster {
     try {
       await connection.query('SET SESSION wsrep_sync_wait = 1');
       const [rows] = await connection.query(sql, params);
-      return Array.isArray(rows) ? (rows) : [];
+      return Array.isArray(rows) ? rows : [];
     } finally {
       await connection.end();
     }
@@ -169,10 +218,27 @@ export class GaleraCluster {
     );
   }
 
-  private launch(node: number, options: { bootstrap?: boolean; donor?: string } = {}): void {
+  private launch(
+    node: number,
+    options: { bootstrap?: boolean; donor?: string; startPosition?: string } = {},
+  ): void {
+    const args = [...this.serverArgs(node), `--log-error=${join(this.dir(node), 'error.log')}`];
+    if (options.bootstrap) args.push('--wsrep-new-cluster');
+    if (options.donor) args.push(`--wsrep-sst-donor=${options.donor}`);
+    if (options.startPosition) args.push(`--wsrep-start-position=${options.startPosition}`);
+    // Detached: the nodes outlive the command that started them (`galera.js start`); `stop`
+    // finds them again by their pid files.
+    const child = spawn('/usr/sbin/mariadbd', args, { stdio: 'ignore', detached: true });
+    child.on('error', (error) => this.log(`node ${node}: ${error.message}`));
+    child.unref();
+    this.processes.set(node, child);
+  }
+
+  /** The options every run of a node's `mariadbd` takes (its start, and position recovery). */
+  private serverArgs(node: number): string[] {
     const dir = this.dir(node);
     const g = galeraPort(node);
-    const args = [
+    return [
       '--no-defaults',
       '--user=mysql',
       `--datadir=${join(dir, 'data')}`,
@@ -180,7 +246,6 @@ export class GaleraCluster {
       `--port=${clientPort(node)}`,
       '--bind-address=127.0.0.1',
       `--pid-file=${join(dir, 'data', 'mysqld.pid')}`,
-      `--log-error=${join(dir, 'error.log')}`,
       '--skip-name-resolve',
       '--binlog-format=ROW',
       '--innodb-autoinc-lock-mode=2',
@@ -203,14 +268,6 @@ export class GaleraCluster {
         ...EVS_TIMEOUTS,
       ].join(';')}`,
     ];
-    if (options.bootstrap) args.push('--wsrep-new-cluster');
-    if (options.donor) args.push(`--wsrep-sst-donor=${options.donor}`);
-    // Detached: the nodes outlive the command that started them (`galera.js start`); `stop`
-    // finds them again by their pid files.
-    const child = spawn('/usr/sbin/mariadbd', args, { stdio: 'ignore', detached: true });
-    child.on('error', (error) => this.log(`node ${node}: ${error.message}`));
-    child.unref();
-    this.processes.set(node, child);
   }
 
   private async waitSynced(node: number, timeoutMs: number): Promise<void> {
@@ -270,10 +327,13 @@ export class GaleraCluster {
     }
   }
 
-  private errorLogTail(node: number): string {
+  private errorLog(node: number): string {
     const file = join(this.dir(node), 'error.log');
-    if (!existsSync(file)) return '(no error log)';
-    return readFileSync(file, 'utf8').split('\n').slice(-25).join('\n');
+    return existsSync(file) ? readFileSync(file, 'utf8') : '';
+  }
+
+  private errorLogTail(node: number): string {
+    return this.errorLog(node).split('\n').slice(-25).join('\n') || '(no error log)';
   }
 }
 
