@@ -6,6 +6,7 @@ import { answerMalformedRequests } from './common/http/client-error';
 import { jsonBody, rejectInvalidUtf8 } from './common/http/json-body';
 import { requireKnownMediaType } from './common/http/media-type.middleware';
 import { requestLogging } from './common/http/request-logging';
+import { unredactedSibling } from './common/logging/logger';
 import { httpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics';
 import { ignoreTrailingSlash } from './common/http/trailing-slash.middleware';
@@ -22,13 +23,19 @@ export function configureApp(app: NestExpressApplication, logger: Logger): NestE
   // Only representations carry an ETag (the row version, set by the controllers): no body hashes.
   app.set('etag', false);
   answerMalformedRequests(app.getHttpServer(), logger);
-  app.use(requestLogging(logger));
+  // The access line is built field by field with no secret in it (request-logging.ts): not redacted.
+  app.use(requestLogging(unredactedSibling(logger)));
   app.use(httpMetrics(app.get(Metrics)));
   app.use(ignoreTrailingSlash);
   app.use(requireKnownMediaType);
   app.use(jsonBody(BODY_LIMIT));
   app.use(
-    express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 1000, verify: rejectInvalidUtf8 }),
+    express.urlencoded({
+      extended: true,
+      limit: BODY_LIMIT,
+      parameterLimit: 1000,
+      verify: rejectInvalidUtf8,
+    }),
   );
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',

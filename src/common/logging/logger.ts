@@ -22,13 +22,21 @@ export const REDACT_PATHS = [
   '*.key',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: 'checkout' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-  });
+const BASE_OPTIONS = { base: { service: 'checkout' }, timestamp: pino.stdTimeFunctions.isoTime };
+
+/** The service's logger: JSON lines on stdout (or `destination`), with {@link REDACT_PATHS} censored. */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino({ ...BASE_OPTIONS, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
+}
+
+/**
+ * A logger writing to the same stream at the same level, without redaction: only for lines built
+ * field by field from values known to hold no secret (the access log). Redaction with the
+ * wildcard paths above costs ≈ 18 µs per line (issue #13), more than the rest of the line.
+ */
+export function unredactedSibling(logger: Logger): Logger {
+  const stream = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
+  return pino({ ...BASE_OPTIONS, level: logger.level }, stream);
 }
 
 /** Nest's start-up chatter (one line per module and route): useful when debugging, noise otherwise. */
