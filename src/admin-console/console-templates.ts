@@ -1,6 +1,6 @@
 import { CSRF_FIELD } from '../checkout/csrf';
 import type { PageLanguage } from '../checkout/i18n';
-import { html, raw, SafeHtml } from '../checkout/templates';
+import { FAVICON_PATH, html, raw, SafeHtml } from '../checkout/templates';
 import type { ConsoleStrings } from './console-i18n';
 import { consoleStrings } from './console-i18n';
 
@@ -64,7 +64,7 @@ export function consolePage(frame: ConsoleFrame): string {
         <meta name="referrer" content="no-referrer" />
         <title>${frame.title} · ${t.console}</title>
         <link rel="stylesheet" href="${CONSOLE_STYLESHEET_PATH}" />
-        <link rel="icon" type="image/svg+xml" href="/b/checkout/static/icons/checkout.svg" />
+        <link rel="icon" type="image/svg+xml" href="${FAVICON_PATH}" />
       </head>
       <body>
         <header class="bar">

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import {
   INVALID_CURSOR,
+  searchInputOf,
   SEARCH_DEFAULT_LIMIT,
   TransactionSearchQueryDto,
 } from '../admin/dto/transaction-search.dto';
@@ -99,23 +100,7 @@ export class TransactionsPageController {
   private async find(query: Record<string, string>): Promise<SearchPage> {
     const checked = await validateAs(TransactionSearchQueryDto, query);
     if (checked.errors) throw new FieldErrors(checked.errors);
-    const q = checked.value;
-    const createdFrom = q.created_after ? new Date(q.created_after) : undefined;
-    const createdBefore = q.created_before ? new Date(q.created_before) : undefined;
-    return this.search.search(
-      {
-        filter: {
-          state: q.state,
-          orderNo: q.order_no,
-          customerEmail: q.customer_email,
-          createdFrom,
-          createdBefore,
-        },
-        cursor: q.cursor,
-        limit: SEARCH_DEFAULT_LIMIT,
-      },
-      INVALID_CURSOR,
-    );
+    return this.search.search(searchInputOf(checked.value, SEARCH_DEFAULT_LIMIT), INVALID_CURSOR);
   }
 
   private async render(

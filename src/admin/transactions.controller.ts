@@ -5,6 +5,7 @@ import { TransactionSearchService } from '../transactions/transaction-search.ser
 import { AdminResource } from './admin-routes';
 import {
   INVALID_CURSOR,
+  searchInputOf,
   SEARCH_DEFAULT_LIMIT,
   TransactionPageDto,
   TransactionSearchQueryDto,
@@ -27,21 +28,6 @@ export class TransactionsAdminController {
     description: 'A filter, the limit or the cursor is invalid',
   })
   async list(@Query() query: TransactionSearchQueryDto): Promise<TransactionPageDto> {
-    const createdFrom = query.created_after ? new Date(query.created_after) : undefined;
-    const createdBefore = query.created_before ? new Date(query.created_before) : undefined;
-    return this.search.search(
-      {
-        filter: {
-          state: query.state,
-          orderNo: query.order_no,
-          customerEmail: query.customer_email,
-          createdFrom,
-          createdBefore,
-        },
-        cursor: query.cursor,
-        limit: query.limit ?? SEARCH_DEFAULT_LIMIT,
-      },
-      INVALID_CURSOR,
-    );
+    return this.search.search(searchInputOf(query, query.limit ?? SEARCH_DEFAULT_LIMIT), INVALID_CURSOR);
   }
 }

@@ -43,7 +43,7 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
 export const raw = (text: string): SafeHtml => new SafeHtml(text);
 
 export const STYLESHEET_PATH = '/b/checkout/static/checkout.css';
-const FAVICON_PATH = '/b/checkout/static/icons/checkout.svg';
+export const FAVICON_PATH = '/b/checkout/static/icons/checkout.svg';
 
 export interface PageFrame {
   language: PageLanguage;

@@ -3,6 +3,7 @@ import { ChoiceField } from '../../common/validation/field-decorators';
 import { LIMITS } from '../../common/validation/limits';
 import { TransactionDto } from '../../transactions/dto/transaction.dto';
 import { TRANSACTION_STATES, type TransactionState } from '../../transactions/transaction-state';
+import type { SearchInput } from '../../transactions/transaction-search.service';
 import { DateTimeField, IntField, NameField, PatternField } from './admin-fields';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
@@ -40,6 +41,21 @@ export class TransactionSearchQueryDto {
     description: 'The `next` of the previous page',
   })
   cursor?: string;
+}
+
+/** What the search service takes for a checked query (the admin API's and the console's). */
+export function searchInputOf(query: TransactionSearchQueryDto, limit: number): SearchInput {
+  return {
+    filter: {
+      state: query.state,
+      orderNo: query.order_no,
+      customerEmail: query.customer_email,
+      createdFrom: query.created_after ? new Date(query.created_after) : undefined,
+      createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+    },
+    cursor: query.cursor,
+    limit,
+  };
 }
 
 /** A transaction as admins see it: the API representation, and whether it was deleted. */
