@@ -4,6 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { AppConfig } from '../config/app-config';
 import { isUniqueViolation } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { AdminConfig } from './admin-config.entity';
 
 export interface AdminConfigChanges {
@@ -26,6 +27,7 @@ export class AdminConfigService {
 
   constructor(
     @InjectRepository(AdminConfig) private readonly rows: Repository<AdminConfig>,
+    private readonly uow: UnitOfWork,
     private readonly config: AppConfig,
   ) {}
 
@@ -39,17 +41,19 @@ export class AdminConfigService {
   /**
    * Writes only the sent settings (two replicas changing different settings do not overwrite each
    * other). The row is created with the defaults on first write; a concurrent first write loses
-   * the insert race and updates instead.
+   * the insert race and updates instead. Each statement is run again on a deadlock, lock-wait
+   * timeout or Galera conflict (SPEC §17).
    */
   async update(changes: AdminConfigChanges): Promise<AdminConfig> {
     const sent = { ...stripUndefined(changes), updatedAt: new Date() };
-    const result = await this.rows.update({ id: ROW_ID }, sent);
+    const updateRow = () => this.uow.retrying(() => this.rows.update({ id: ROW_ID }, sent));
+    const result = await updateRow();
     if (!result.affected) {
       try {
-        await this.rows.insert({ ...this.defaults(), ...sent });
+        await this.uow.retrying(() => this.rows.insert({ ...this.defaults(), ...sent }));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        await this.rows.update({ id: ROW_ID }, sent);
+        await updateRow();
       }
     }
     this.signingKey.clear();

@@ -5,12 +5,19 @@ import { EntityManager, Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../common/errors/domain-errors';
 import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { isUniqueViolation } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { Currency } from './currency.entity';
 
-/** The configured currency list; `digits` default from ISO 4217 (the `currency-codes` package). */
+/**
+ * The configured currency list; `digits` default from ISO 4217 (the `currency-codes` package).
+ * Writes are run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17).
+ */
 @Injectable()
 export class CurrenciesService {
-  constructor(@InjectRepository(Currency) private readonly currencies: Repository<Currency>) {}
+  constructor(
+    @InjectRepository(Currency) private readonly currencies: Repository<Currency>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   /** ISO 4217 minor-unit digits of a code, or null when ISO does not know it. */
   static isoDigits(code: string): number | null {
@@ -50,7 +57,7 @@ export class CurrenciesService {
     }
     const currency = this.currencies.create({ code: upper, digits: resolvedDigits, createdAt: new Date() });
     try {
-      await this.currencies.insert(currency);
+      await this.uow.retrying(() => this.currencies.insert(currency));
       this.cache.delete(upper);
     } catch (error) {
       if (isUniqueViolation(error)) throw new FieldErrors({ code: [`Currency "${upper}" already exists.`] });
@@ -60,7 +67,7 @@ export class CurrenciesService {
   }
 
   async remove(code: string): Promise<void> {
-    const result = await this.currencies.delete({ code: code.toUpperCase() });
+    const result = await this.uow.retrying(() => this.currencies.delete({ code: code.toUpperCase() }));
     this.cache.delete(code.toUpperCase());
     if (!result.affected) throw new NotFound();
   }

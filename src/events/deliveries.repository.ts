@@ -201,20 +201,10 @@ export class DeliveriesRepository {
 
   /** A fresh pending webhook delivery of an event; returns its id. */
   async addWebhookDelivery(event: OutboxEvent, url: string, now: Date): Promise<string> {
-    const inserted = await this.deliveries
-      .createQueryBuilder()
-      .insert()
-      .into(Delivery)
-      .values(
-        newDeliveryRow({
-          eventRowId: event.id,
-          channel: 'webhook',
-          target: url,
-          now,
-        }),
-      )
-      .updateEntity(false)
-      .execute();
+    const row = newDeliveryRow({ eventRowId: event.id, channel: 'webhook', target: url, now });
+    const inserted = await this.uow.retrying(() =>
+      this.deliveries.createQueryBuilder().insert().into(Delivery).values(row).updateEntity(false).execute(),
+    );
     return insertedId(inserted);
   }
 }

@@ -4,6 +4,7 @@ import { EntityManager, In, Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../common/errors/domain-errors';
 import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { isUniqueViolation } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { Gateway, GatewayFlow, GatewayOperation, GatewayType } from './gateway.entity';
 
 export interface GatewayInput {
@@ -37,10 +38,16 @@ export const GATEWAY_DEFAULTS = {
   instructions: '',
 } as const satisfies Partial<GatewayInput>;
 
-/** Gateway settings instances ("pg codes") that transactions are paid through. */
+/**
+ * Gateway settings instances ("pg codes") that transactions are paid through. Each write commits
+ * on its own and is run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17).
+ */
 @Injectable()
 export class GatewaysService {
-  constructor(@InjectRepository(Gateway) private readonly gateways: Repository<Gateway>) {}
+  constructor(
+    @InjectRepository(Gateway) private readonly gateways: Repository<Gateway>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   private readonly cache = new TtlCache<Gateway | null>(REFERENCE_DATA_TTL_MS);
 
@@ -75,14 +82,15 @@ export class GatewaysService {
 
   async create(input: GatewayInput): Promise<Gateway> {
     const now = new Date();
-    const gateway = this.gateways.create({
+    const fields: Partial<Gateway> = {
       ...input,
       currencies: input.currencies.map((c) => c.toUpperCase()),
       createdAt: now,
       updatedAt: now,
-    });
+    };
     try {
-      const saved = await this.gateways.save(gateway);
+      // A fresh entity per run: a run that failed at COMMIT may have given the last one an id.
+      const saved = await this.uow.retrying(() => this.gateways.save(this.gateways.create(fields)));
       this.cache.delete(input.code);
       return saved;
     } catch (error) {
@@ -96,7 +104,7 @@ export class GatewaysService {
     const gateway = await this.get(code);
     Object.assign(gateway, changes, { updatedAt: new Date() });
     if (changes.currencies) gateway.currencies = changes.currencies.map((c) => c.toUpperCase());
-    const saved = await this.gateways.save(gateway);
+    const saved = await this.uow.retrying(() => this.gateways.save(gateway));
     this.cache.delete(code);
     return saved;
   }
@@ -116,10 +124,11 @@ export class GatewaysService {
     const gateway = await this.get(code);
     this.cache.delete(code);
     if (inUse) {
-      await this.gateways.update({ id: gateway.id }, { isActive: false, updatedAt: new Date() });
+      const changes = { isActive: false, updatedAt: new Date() };
+      await this.uow.retrying(() => this.gateways.update({ id: gateway.id }, changes));
       return 'deactivated';
     }
-    await this.gateways.delete({ id: gateway.id });
+    await this.uow.retrying(() => this.gateways.delete({ id: gateway.id }));
     return 'deleted';
   }
 }

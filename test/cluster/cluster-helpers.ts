@@ -106,6 +106,28 @@ export function startReplica(
   });
 }
 
+/**
+ * Starts replicas at once (as a deployment does), each `[nodes, env]`. If any fails to start, the
+ * ones that did are stopped — a running child would keep the test file alive until its timeout —
+ * and every failure is thrown.
+ */
+export async function startReplicas(
+  database: string,
+  ...replicas: Array<[nodes: number[], env?: Record<string, string>]>
+): Promise<RunningService[]> {
+  const started = await Promise.allSettled(
+    replicas.map(([nodes, env]) => startReplica(nodes, database, env)),
+  );
+  const failures = started.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+  if (failures.length) {
+    for (const r of started) if (r.status === 'fulfilled') await stopReplica(r.value);
+    throw new Error(
+      `${failures.length} of ${replicas.length} replicas failed to start:\n${failures.join('\n')}`,
+    );
+  }
+  return started.map((r) => (r as PromiseFulfilledResult<RunningService>).value);
+}
+
 export async function stopReplica(replica: RunningService | undefined): Promise<void> {
   if (!replica) return;
   replica.kill();

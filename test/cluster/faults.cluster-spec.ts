@@ -11,6 +11,7 @@ import {
   rows,
   seedThrough,
   startReplica,
+  startReplicas,
   stopReplica,
   summarize,
   TX_PATH,
@@ -71,8 +72,8 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
 }
 
 describe('start-up on a Galera cluster', () => {
-  it('two replicas starting at once on a fresh database on two nodes both start and migrate once (3 rounds)', async () => {
-    for (let round = 0; round < 3; round++) {
+  it('two replicas starting at once on a fresh database on two nodes both start and migrate once (5 rounds)', async () => {
+    for (let round = 0; round < 5; round++) {
       const db = await freshDatabase();
       const replicas: RunningService[] = [];
       try {
@@ -117,12 +118,13 @@ describe('a Galera node killed under load', () => {
 
   it('leaves the replica on another node unaffected; the one on the dead node answers 503 within 5 s and recovers when the node rejoins', async (t) => {
     db = await freshDatabase();
-    [a, b] = await Promise.all([
-      startReplica([0], db, { DB_ACQUIRE_TIMEOUT_MS: '3000' }),
+    [a, b] = await startReplicas(
+      db,
+      [[0], { DB_ACQUIRE_TIMEOUT_MS: '3000' }],
       // B keeps the default acquire timeout (5 s): its commits wait while the cluster evicts the
       // dead node (EVS_TIMEOUTS: 2.5–3 s here), longer than 3 s on a slow machine.
-      startReplica([1], db),
-    ]);
+      [[1]],
+    );
     const auth = await seedThrough(b);
     const onA = steadyLoad(a, auth);
     const onB = steadyLoad(b, auth);

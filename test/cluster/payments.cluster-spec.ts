@@ -11,7 +11,7 @@ import {
   payPath,
   rows,
   seedThrough,
-  startReplica,
+  startReplicas,
   stopReplica,
   SUCCESS_CARD,
   summarize,
@@ -34,7 +34,7 @@ describe('payments and expiry with two replicas on two Galera nodes', () => {
       PAYMENT_RECONCILE_SECONDS: '2',
       PAYMENT_ATTEMPT_TIMEOUT_SECONDS: '10',
     };
-    [a, b] = await Promise.all([startReplica([0], db, env), startReplica([1], db, env)]);
+    [a, b] = await startReplicas(db, [[0], env], [[1], env]);
     auth = await seedThrough(a);
   });
   after(async () => {

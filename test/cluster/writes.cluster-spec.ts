@@ -9,7 +9,7 @@ import {
   inParallel,
   rows,
   seedThrough,
-  startReplica,
+  startReplicas,
   stopReplica,
   summarize,
   TX_PATH,
@@ -28,7 +28,7 @@ describe('writes through two replicas on two Galera nodes', () => {
   let auth: string;
   before(async () => {
     db = await freshDatabase();
-    [a, b] = await Promise.all([startReplica([0], db), startReplica([1], db)]);
+    [a, b] = await startReplicas(db, [[0]], [[1]]);
     auth = await seedThrough(a);
   });
   after(async () => {

@@ -5,6 +5,7 @@ import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-errors';
 import { isUniqueViolation } from '../../database/db-values';
 import { TtlCache } from '../../common/cache/ttl-cache';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { AppConfig } from '../../config/app-config';
 import { ApiKey } from './api-key.entity';
 
@@ -28,7 +29,8 @@ export interface IssuedApiKey {
  * kept in memory for `API_KEY_CACHE_MS` after it was read (by prefix): the secret is still
  * compared (constant time) and the expiry checked on every request, but the database is not asked
  * again, so a revocation made on another replica takes up to that long to apply here (one made
- * on this replica applies at once).
+ * on this replica applies at once). Writes are run again on a deadlock, lock-wait timeout or Galera
+ * conflict (SPEC §17).
  */
 @Injectable()
 export class ApiKeysService {
@@ -36,6 +38,7 @@ export class ApiKeysService {
 
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly uow: UnitOfWork,
     config: AppConfig,
   ) {
     this.cache = new TtlCache(config.apiKeyCacheMs);
@@ -54,7 +57,7 @@ export class ApiKeysService {
         revokedAt: null,
       });
       try {
-        await this.keys.insert(apiKey);
+        await this.uow.retrying(() => this.keys.insert(apiKey));
         return { apiKey, key: `${prefix}.${secret}` };
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= 3) throw error; // retry only a prefix collision
@@ -92,7 +95,8 @@ export class ApiKeysService {
   async revoke(id: number): Promise<void> {
     const apiKey = await this.keys.findOne({ where: { id } });
     if (!apiKey) throw new NotFound();
-    if (!apiKey.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+    const revokedAt = new Date();
+    if (!apiKey.revokedAt) await this.uow.retrying(() => this.keys.update({ id }, { revokedAt }));
     this.cache.delete(apiKey.prefix);
   }
 

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../../common/errors/domain-errors';
 import { isUniqueViolation } from '../../database/db-values';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../passwords';
 import { User } from './user.entity';
 
@@ -16,10 +17,16 @@ export interface UserInput {
 
 export type UserChanges = Partial<UserInput>;
 
-/** Basic-auth users: created by admins, passwords kept as scrypt hashes. */
+/**
+ * Basic-auth users: created by admins, passwords kept as scrypt hashes. Each write commits on its
+ * own and is run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17).
+ */
 @Injectable()
 export class UsersService {
-  constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   /** The active user with these credentials, or null. Always spends one scrypt, found or not. */
   async verify(username: string, password: string): Promise<User | null> {
@@ -30,7 +37,7 @@ export class UsersService {
 
   async create(input: UserInput): Promise<User> {
     const now = new Date();
-    const user = this.users.create({
+    const fields: Partial<User> = {
       username: input.username,
       passwordHash: await hashPassword(input.password),
       gatewayCodes: input.gatewayCodes ?? [],
@@ -38,9 +45,10 @@ export class UsersService {
       isActive: input.isActive ?? true,
       createdAt: now,
       updatedAt: now,
-    });
+    };
     try {
-      return await this.users.save(user);
+      // A fresh entity per run: a run that failed at COMMIT may have given the last one an id.
+      return await this.uow.retrying(() => this.users.save(this.users.create(fields)));
     } catch (error) {
       if (isUniqueViolation(error))
         throw new FieldErrors({ username: ['A user with that username already exists.'] });
@@ -57,7 +65,7 @@ export class UsersService {
     if (changes.isActive !== undefined) user.isActive = changes.isActive;
     user.updatedAt = new Date();
     try {
-      return await this.users.save(user);
+      return await this.uow.retrying(() => this.users.save(user));
     } catch (error) {
       if (isUniqueViolation(error))
         throw new FieldErrors({ username: ['A user with that username already exists.'] });
@@ -67,8 +75,9 @@ export class UsersService {
 
   /**
    * Makes sure the bootstrap admin exists with this password (ADMIN_USERNAME/ADMIN_PASSWORD).
-   * Replicas starting together race to create it: the one that loses the insert (unique key)
-   * finds the winner's row and checks it like any existing one.
+   * Replicas starting together race to create it: the one that loses the insert (unique key —
+   * on Galera first a certification conflict, run again by {@link create}) finds the winner's row
+   * and checks it like any existing one.
    */
   async ensureAdmin(username: string, password: string): Promise<User> {
     let existing = await this.users.findOne({ where: { username } });
@@ -96,7 +105,7 @@ export class UsersService {
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.users.delete({ id });
+    const result = await this.uow.retrying(() => this.users.delete({ id }));
     if (!result.affected) throw new NotFound();
   }
 
@@ -108,10 +117,8 @@ export class UsersService {
   async revokeGatewayCode(code: string): Promise<void> {
     for (const user of await this.list()) {
       if (!user.gatewayCodes.includes(code)) continue;
-      await this.users.update(
-        { id: user.id },
-        { gatewayCodes: user.gatewayCodes.filter((c) => c !== code), updatedAt: new Date() },
-      );
+      const changes = { gatewayCodes: user.gatewayCodes.filter((c) => c !== code), updatedAt: new Date() };
+      await this.uow.retrying(() => this.users.update({ id: user.id }, changes));
     }
   }
 }
