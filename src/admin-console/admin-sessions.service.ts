@@ -6,6 +6,7 @@ import { AuthThrottleService } from '../auth/auth-throttle.service';
 import type { User } from '../auth/users/user.entity';
 import { UsersService } from '../auth/users/users.service';
 import { AppConfig } from '../config/app-config';
+import { UnitOfWork } from '../database/unit-of-work';
 import { AdminSession } from './admin-session.entity';
 
 /** last_seen_at is written at most this often (a page view is not worth a write each time). */
@@ -27,7 +28,8 @@ export interface ConsoleSession {
  * Admin console sessions (SPEC §19): sign-in with the §3 credentials and throttling (the same
  * failure counters as Basic auth), only active `is_admin` users; a random token in the cookie,
  * its hash in the database; idle sessions end after ADMIN_SESSION_IDLE_MINUTES; a user who is
- * deactivated or loses `is_admin` is signed out at the next request.
+ * deactivated or loses `is_admin` is signed out at the next request. Writes are run again on a
+ * deadlock, lock-wait timeout or Galera conflict (SPEC §17).
  */
 @Injectable()
 export class AdminSessionsService {
@@ -35,6 +37,7 @@ export class AdminSessionsService {
     @InjectRepository(AdminSession) private readonly sessions: Repository<AdminSession>,
     private readonly users: UsersService,
     private readonly throttle: AuthThrottleService,
+    private readonly uow: UnitOfWork,
     private readonly config: AppConfig,
   ) {}
 
@@ -57,14 +60,16 @@ export class AdminSessionsService {
     if (!user.isAdmin) return { ok: false, reason: 'not-admin' };
     const token = randomBytes(32).toString('base64url');
     const now = new Date();
-    await this.sessions.insert({
+    const session = {
       tokenHash: sha256(token),
       userId: user.id,
       csrfToken: randomBytes(32).toString('hex'),
       createdAt: now,
       lastSeenAt: now,
-    });
-    await this.sessions.delete({ lastSeenAt: LessThan(new Date(now.getTime() - this.idleMs)) });
+    };
+    await this.uow.retrying(() => this.sessions.insert(session));
+    const idleSince = new Date(now.getTime() - this.idleMs);
+    await this.uow.retrying(() => this.sessions.delete({ lastSeenAt: LessThan(idleSince) }));
     return { ok: true, token };
   }
 
@@ -74,23 +79,27 @@ export class AdminSessionsService {
     const session = await this.sessions.findOne({ where: { tokenHash: sha256(token) } });
     if (!session) return null;
     if (now.getTime() - session.lastSeenAt.getTime() > this.idleMs) {
-      await this.sessions.delete({ id: session.id });
+      await this.end(session);
       return null;
     }
     const user = await this.users.get(session.userId).catch(() => null);
     if (!user || !user.isActive || !user.isAdmin) {
-      await this.sessions.delete({ id: session.id });
+      await this.end(session);
       return null;
     }
     if (now.getTime() - session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
       session.lastSeenAt = now;
-      await this.sessions.update({ id: session.id }, { lastSeenAt: now });
+      await this.uow.retrying(() => this.sessions.update({ id: session.id }, { lastSeenAt: now }));
     }
     return { session, user };
   }
 
   async signOut(token: string | undefined): Promise<void> {
-    if (token) await this.sessions.delete({ tokenHash: sha256(token) });
+    if (token) await this.uow.retrying(() => this.sessions.delete({ tokenHash: sha256(token) }));
+  }
+
+  private async end(session: AdminSession): Promise<void> {
+    await this.uow.retrying(() => this.sessions.delete({ id: session.id }));
   }
 
   /** Whether a form's token is the session's (constant time). */

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { EntityManager, In, Repository } from 'typeorm';
 import { insertedId, isUniqueViolation } from '../database/db-values';
+import { UnitOfWork } from '../database/unit-of-work';
 import { Card } from './card.entity';
 
 /** What a successful attempt that saves hands over (SPEC §15): never the number or the CVC. */
@@ -24,7 +25,10 @@ export const newCardToken = (): string => randomBytes(32).toString('base64url');
 
 @Injectable()
 export class CardsRepository {
-  constructor(@InjectRepository(Card) private readonly repo: Repository<Card>) {}
+  constructor(
+    @InjectRepository(Card) private readonly repo: Repository<Card>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   /**
    * Saves a card inside the caller's unit of work. The same card (keyed hash of the number) saved
@@ -97,6 +101,6 @@ export class CardsRepository {
   }
 
   async remove(card: Card): Promise<void> {
-    await this.repo.delete({ id: card.id });
+    await this.uow.retrying(() => this.repo.delete({ id: card.id }));
   }
 }

@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection, type Connection } from 'mysql2/promise';
+import { AdminSessionsService } from '../../src/admin-console/admin-sessions.service';
 import { hashPassword, verifyPassword } from '../../src/auth/passwords';
 import { UsersService } from '../../src/auth/users/users.service';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { GatewaysService } from '../../src/gateways/gateways.service';
-import { adminAuth, gatewayInput, seedBasics } from '../setup/fixtures';
-import { startApp, TestApp } from '../setup/test-app';
+import { adminAuth, gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
+import { ADMIN, startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
 import { createTransaction, FAST_DELIVERY_ENV, settled } from '../events/event-helpers';
+import { createTransaction as createTx } from '../transactions/helpers';
 import { testDbKind } from '../setup/test-database';
 
 const ADMIN_API = '/b/checkout/v1/admin';
@@ -17,13 +19,14 @@ const ADMIN_API = '/b/checkout/v1/admin';
 const HOLD_MS = 1500;
 
 /**
- * SPEC §17 for the admin side: every admin write (and the start-up admin) is run again after a
- * lock-wait timeout, deadlock or Galera conflict instead of answering 503 at once. On MySQL a
+ * SPEC §17 for writes that commit on their own, outside a unit of work (every admin write, the
+ * start-up admin, console sessions, deleting a saved card): each is run again after a lock-wait
+ * timeout, deadlock or Galera conflict instead of answering 503 at once. On MySQL a
  * second connection holds `LOCK TABLES … READ` (reads pass, writes wait) longer than the lock-wait
  * timeout: the first run fails with 1205, a later one succeeds once the lock is gone.
  */
 if (testDbKind() === 'mysql') {
-  describe('admin writes on a locked table (SPEC §17)', () => {
+  describe('writes outside a unit of work, on a locked table (SPEC §17)', () => {
     let t: TestApp;
     let uow: UnitOfWork;
     let holder: Connection;
@@ -31,15 +34,19 @@ if (testDbKind() === 'mysql') {
     let apiKeyId: number;
     let hook: HttpReceiver;
     let eventPath: string;
+    let cardPath: string;
+    let apiKey: string;
     before(async () => {
       hook = await HttpReceiver.start();
       t = await startApp({ env: { ...FAST_DELIVERY_ENV, DB_ACQUIRE_TIMEOUT_MS: '1000' } });
       uow = t.app.get(UnitOfWork);
       const seeded = await seedBasics(t);
       userId = seeded.merchantId;
+      apiKey = seeded.apiKey;
       const sessionId = await createTransaction(t, seeded, { webhook_url: hook.url });
       const [event] = await settled(t, sessionId);
       eventPath = `pymt-txn/${sessionId}/events/${event.event_id}/redeliver/`;
+      cardPath = await savedCardPath(seeded);
       await t.app.get(GatewaysService).create(gatewayInput({ code: 'spare', currencies: ['KWD'] }));
       const key = await t.http().post(`${ADMIN_API}/api-keys/`).set('Authorization', adminAuth()).send({
         name: 'to revoke',
@@ -52,6 +59,26 @@ if (testDbKind() === 'mysql') {
       await t.close();
       await hook.stop();
     });
+
+    /** A card saved by a paid transaction: its DELETE path (SPEC §15). */
+    async function savedCardPath(seeded: Seeded): Promise<string> {
+      const tx = await createTx(t, seeded, { customer_id: 'cust-locked' });
+      await t
+        .http()
+        .post(`/b/checkout/v1/test-helpers/pymt-txn/${tx.session_id}/pay/`)
+        .set('Authorization', seeded.apiKey)
+        .send({ card: '4111 1111 1111 1111', save_card: true, cvc: '123', name_on_card: 'Jane Doe' })
+        .expect(200);
+      const [card] = (
+        await t
+          .http()
+          .post('/b/pbl/v2/card/')
+          .set('Authorization', seeded.apiKey)
+          .send({ customer_id: 'cust-locked', type: 'sandbox' })
+          .expect(200)
+      ).body as Array<{ token: string }>;
+      return `/b/pbl/v2/card/${card.token}/?customer_id=cust-locked&type=sandbox`;
+    }
 
     /** Holds a read lock on `table` for HOLD_MS while `request` runs; returns its answer. */
     async function whileLocked<T>(table: string, request: () => Promise<T>): Promise<T> {
@@ -101,6 +128,27 @@ if (testDbKind() === 'mysql') {
         assert.ok(uow.stats.retries > retriesBefore, 'the write was run again after the lock-wait timeout');
       });
     }
+
+    it('DELETE a saved card waits out a lock on cards and answers 204, not 503', async () => {
+      const retriesBefore = uow.stats.retries;
+      const res = await whileLocked('cards', () => t.http().delete(cardPath).set('Authorization', apiKey));
+      assert.equal(res.status, 204, JSON.stringify(res.body));
+      assert.ok(uow.stats.retries > retriesBefore, 'the delete was run again');
+    });
+
+    it('console sign-in and sign-out wait out a lock on admin_sessions', async () => {
+      const sessions = t.app.get(AdminSessionsService);
+      const retriesBefore = uow.stats.retries;
+      const outcome = await whileLocked('admin_sessions', () =>
+        sessions.signIn(ADMIN.username, ADMIN.password, '127.0.0.7'),
+      );
+      assert.equal(outcome.ok, true);
+      assert.ok(uow.stats.retries > retriesBefore, 'the insert was run again');
+      const token = outcome.ok ? outcome.token : undefined;
+      assert.ok(await sessions.resolve(token));
+      await whileLocked('admin_sessions', () => sessions.signOut(token));
+      assert.equal(await sessions.resolve(token), null, 'signed out');
+    });
 
     it('ensureAdmin that loses the insert race to an uncommitted insert finds the winner and sets its password', async () => {
       const other = await createConnection({ uri: t.db.env.DATABASE_URL });
