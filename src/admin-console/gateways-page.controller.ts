@@ -1,16 +1,11 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { toGatewayChanges, toGatewayDto } from '../admin/admin.mapper';
+import { toGatewayChanges, toGatewayDto, toNewGateway } from '../admin/admin.mapper';
 import { AdminService } from '../admin/admin.service';
 import { CreateGatewayDto, UpdateGatewayDto, type GatewayDto } from '../admin/dto/gateway.dto';
 import { FieldErrors, NotFound, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
-import {
-  GATEWAY_FLOWS,
-  GATEWAY_OPERATIONS,
-  GATEWAY_TYPES,
-  type GatewayType,
-} from '../gateways/gateway.entity';
+import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import { readForm, toApiInput, toFormValues, type FormFieldSpec, type FormValues } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
@@ -73,14 +68,7 @@ export class GatewaysPageController {
     if (checked.errors) return this.renderList(res, request, 400, values, checked.errors);
     const body = checked.value;
     try {
-      await this.admin.createGateway({
-        ...toGatewayChanges(body),
-        code: body.code,
-        name: body.name,
-        pg: body.pg,
-        type: body.type as GatewayType,
-        currencies: body.currencies,
-      });
+      await this.admin.createGateway(toNewGateway(body));
     } catch (error) {
       if (!(error instanceof FieldErrors)) throw error;
       return this.renderList(res, request, 400, values, error.errors);

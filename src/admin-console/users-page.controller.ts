@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { toUserChanges, toUserDto } from '../admin/admin.mapper';
 import { AdminService } from '../admin/admin.service';
 import { CreateUserDto, UpdateUserDto, type UserDto } from '../admin/dto/user.dto';
-import type { Principal } from '../auth/principal';
+import { userPrincipal, type Principal } from '../auth/principal';
 import { UsersService } from '../auth/users/users.service';
 import { FieldErrors, NotFound, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
 import { readForm, toApiInput, toFormValues, type FormFieldSpec, type FormValues } from './console-forms';
@@ -221,12 +221,5 @@ export class UsersPageController {
 
 /** The signed-in admin as the admin service's rules see callers (e.g. no deleting oneself). */
 function actorOf(request: ConsoleRequest): Principal {
-  const { user } = request.session;
-  return {
-    kind: 'user',
-    userId: user.id,
-    username: user.username,
-    gatewayCodes: user.gatewayCodes,
-    isAdmin: user.isAdmin,
-  };
+  return userPrincipal(request.session.user);
 }

@@ -10,7 +10,8 @@ import type { UserChanges } from '../auth/users/users.service';
 import type { AdminConfigDto } from './dto/admin-config.dto';
 import type { ApiKeyDto, IssuedApiKeyDto } from './dto/api-key.dto';
 import type { CurrencyDto } from './dto/currency.dto';
-import type { GatewayDto, UpdateGatewayDto } from './dto/gateway.dto';
+import type { NewGateway } from './admin.service';
+import type { CreateGatewayDto, GatewayDto, UpdateGatewayDto } from './dto/gateway.dto';
 import type { UpdateUserDto, UserDto } from './dto/user.dto';
 
 /** Entities → admin response DTOs. Entities are never returned: a forgotten column cannot leak. */
@@ -101,6 +102,18 @@ export function toGatewayChanges(body: UpdateGatewayDto): Partial<Omit<GatewayIn
     tokenizable: body.tokenizable,
     instructions: body.instructions,
   });
+}
+
+/** A checked create-gateway body → the service's new gateway (the rest takes its defaults). */
+export function toNewGateway(body: CreateGatewayDto): NewGateway {
+  return {
+    ...toGatewayChanges(body),
+    code: body.code,
+    name: body.name,
+    pg: body.pg,
+    type: body.type as GatewayType,
+    currencies: body.currencies,
+  };
 }
 
 /** User API field names → the service's input (only the fields sent). */

@@ -1,8 +1,7 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import type { GatewayType } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import { AdminResource, CreateDocs, DeleteDocs, ListDocs, ReadDocs, UpdateDocs } from './admin-routes';
-import { toGatewayChanges, toGatewayDto } from './admin.mapper';
+import { toGatewayChanges, toGatewayDto, toNewGateway } from './admin.mapper';
 import { AdminService } from './admin.service';
 import { CreateGatewayDto, GatewayDeletionDto, GatewayDto, UpdateGatewayDto } from './dto/gateway.dto';
 
@@ -37,14 +36,7 @@ export class GatewaysAdminController {
     'Validation failed or duplicate code',
   )
   async create(@Body() body: CreateGatewayDto): Promise<GatewayDto> {
-    const gateway = await this.admin.createGateway({
-      ...toGatewayChanges(body),
-      code: body.code,
-      name: body.name,
-      pg: body.pg,
-      type: body.type as GatewayType,
-      currencies: body.currencies,
-    });
+    const gateway = await this.admin.createGateway(toNewGateway(body));
     return toGatewayDto(gateway);
   }
 

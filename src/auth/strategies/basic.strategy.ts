@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { BasicStrategy as PassportBasicStrategy } from 'passport-http';
 import { UsersService } from '../users/users.service';
-import type { Principal } from '../principal';
+import { userPrincipal, type Principal } from '../principal';
 import { basicCredentials, parseAuthorization, settle, type StrategyCreated } from './authorization-header';
 
 /** `Authorization: Basic base64(username:password)` (SPEC §3). */
@@ -26,13 +26,6 @@ export class BasicStrategy extends PassportStrategy(PassportBasicStrategy, 'basi
 
   async validate(username: string, password: string): Promise<Principal | false> {
     const user = await this.users.verify(username, password);
-    if (!user) return false;
-    return {
-      kind: 'user',
-      userId: user.id,
-      username: user.username,
-      gatewayCodes: user.gatewayCodes,
-      isAdmin: user.isAdmin,
-    };
+    return user ? userPrincipal(user) : false;
   }
 }
