@@ -2596,16 +2596,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user may not use the transaction's gateway */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InquiryFailedDto"];
-                };
-            };
-            /** @description No such transaction */
+            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2892,15 +2883,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user may not use the transaction's gateway */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationFailedDto"];
-                };
-            };
+            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { EntityManager, In, Repository } from 'typeorm';
 import { insertedId, isUniqueViolation } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -23,6 +23,36 @@ export interface CardToSave {
 /** A new card token: 32 random bytes, base64url (43 characters), never derived from the number. */
 export const newCardToken = (): string => randomBytes(32).toString('base64url');
 
+/**
+ * The fingerprint of a card bound to one exact customer id: used only when a near-equal customer
+ * id (equal under a PAD SPACE collation) already holds the card's plain fingerprint.
+ */
+function exactCustomerFingerprint(input: CardToSave): string {
+  return createHmac('sha256', input.fingerprint).update(input.customerId, 'utf8').digest('hex');
+}
+
+const isExactly = (card: Card, customerId: string, pgCode: string): boolean =>
+  card.customerId === customerId && card.pgCode === pgCode;
+
+function newCard(input: CardToSave, fingerprint: string, now: Date): Card {
+  return Object.assign(new Card(), {
+    token: newCardToken(),
+    customerId: input.customerId,
+    pgCode: input.pgCode,
+    brand: input.brand,
+    nameOnCard: input.nameOnCard,
+    last4: input.last4,
+    expiryMonth: input.expiryMonth,
+    expiryYear: input.expiryYear,
+    fingerprint,
+    gatewayToken: input.gatewayToken,
+    agreements: input.agreementId ? [input.agreementId] : [],
+    isPreferred: false,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies Omit<Card, 'id'>);
+}
+
 @Injectable()
 export class CardsRepository {
   constructor(
@@ -34,28 +64,17 @@ export class CardsRepository {
    * Saves a card inside the caller's unit of work. The same card (keyed hash of the number) saved
    * again by the same customer on the same gateway stays one card: it gets the new gateway token,
    * expiry and name, and the agreement joins its list.
+   *
+   * Customer ids compare exactly (SPEC §3). MySQL's PAD SPACE collations make `"cust-x "` equal
+   * `"cust-x"` in the unique key (customer, gateway, fingerprint): when a near-equal customer id
+   * holds the key, the card is kept under a fingerprint bound to this exact customer id instead.
    */
   async save(manager: EntityManager, input: CardToSave, now: Date = new Date()): Promise<Card> {
     const repo = manager.getRepository(Card);
-    const where = { customerId: input.customerId, pgCode: input.pgCode, fingerprint: input.fingerprint };
-    const existing = await repo.findOne({ where });
-    if (!existing) {
-      const card = Object.assign(new Card(), {
-        token: newCardToken(),
-        customerId: input.customerId,
-        pgCode: input.pgCode,
-        brand: input.brand,
-        nameOnCard: input.nameOnCard,
-        last4: input.last4,
-        expiryMonth: input.expiryMonth,
-        expiryYear: input.expiryYear,
-        fingerprint: input.fingerprint,
-        gatewayToken: input.gatewayToken,
-        agreements: input.agreementId ? [input.agreementId] : [],
-        isPreferred: false,
-        createdAt: now,
-        updatedAt: now,
-      } satisfies Omit<Card, 'id'>);
+    const existing = await this.findSame(repo, input);
+    if (existing) return this.refresh(repo, existing, input, now);
+    for (const fingerprint of [input.fingerprint, exactCustomerFingerprint(input)]) {
+      const card = newCard(input, fingerprint, now);
       try {
         const result = await manager
           .createQueryBuilder()
@@ -67,11 +86,28 @@ export class CardsRepository {
         card.id = insertedId(result);
         return card;
       } catch (error) {
-        // The same card saved at the same moment by another attempt: that one is the card.
         if (!isUniqueViolation(error)) throw error;
       }
+      // The same card saved at the same moment by another attempt: that one is the card. Else a
+      // near-equal customer id holds the key: try the fingerprint bound to this customer id.
+      const raced = await this.findSame(repo, input);
+      if (raced) return this.refresh(repo, raced, input, now);
     }
-    const card = existing ?? (await repo.findOneOrFail({ where }));
+    throw new Error('A saved card could be neither inserted nor found');
+  }
+
+  /** This exact customer's card with this fingerprint on this gateway (under either fingerprint). */
+  private async findSame(repo: Repository<Card>, input: CardToSave): Promise<Card | null> {
+    const fingerprints = [input.fingerprint, exactCustomerFingerprint(input)];
+    const rows = await repo.find({
+      where: { customerId: input.customerId, pgCode: input.pgCode, fingerprint: In(fingerprints) },
+      order: { id: 'ASC' },
+    });
+    return rows.find((card) => isExactly(card, input.customerId, input.pgCode)) ?? null;
+  }
+
+  /** The same card saved again: the new gateway token, expiry and name; the agreement joins. */
+  private async refresh(repo: Repository<Card>, card: Card, input: CardToSave, now: Date): Promise<Card> {
     const agreements =
       input.agreementId && !card.agreements.includes(input.agreementId)
         ? [...card.agreements, input.agreementId]
@@ -89,15 +125,20 @@ export class CardsRepository {
     return Object.assign(card, changes);
   }
 
-  /** A customer's cards on these gateways, oldest first. */
-  list(customerId: string, pgCodes: string[]): Promise<Card[]> {
-    if (pgCodes.length === 0) return Promise.resolve([]);
-    return this.repo.find({ where: { customerId, pgCode: In(pgCodes) }, order: { id: 'ASC' } });
+  /**
+   * A customer's cards on these gateways, oldest first. The customer id compares exactly (SPEC
+   * §3): the rows a PAD SPACE collation adds for `"cust-x "` (cust-x's) are dropped here.
+   */
+  async list(customerId: string, pgCodes: string[]): Promise<Card[]> {
+    if (pgCodes.length === 0) return [];
+    const rows = await this.repo.find({ where: { customerId, pgCode: In(pgCodes) }, order: { id: 'ASC' } });
+    return rows.filter((card) => card.customerId === customerId && pgCodes.includes(card.pgCode));
   }
 
-  /** By token; inside a unit of work when `manager` is given. */
-  findByToken(token: string, manager?: EntityManager): Promise<Card | null> {
-    return (manager?.getRepository(Card) ?? this.repo).findOne({ where: { token } });
+  /** By token, compared exactly; inside a unit of work when `manager` is given. */
+  async findByToken(token: string, manager?: EntityManager): Promise<Card | null> {
+    const card = await (manager?.getRepository(Card) ?? this.repo).findOne({ where: { token } });
+    return card?.token === token ? card : null;
   }
 
   async remove(card: Card): Promise<void> {

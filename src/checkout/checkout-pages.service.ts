@@ -1,6 +1,7 @@
-import { isSandbox } from '../gateways/gateway.entity';
+import { type Gateway, isSandbox } from '../gateways/gateway.entity';
 import { Injectable } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
+import type { Card } from '../cards/card.entity';
 import { toCardDto } from '../cards/card.view';
 import { isExpired, readNewCard, readSavedCardCvc } from '../cards/card-input';
 import { CardsRepository } from '../cards/cards.repository';
@@ -15,7 +16,8 @@ import { checkoutPagePath, checkoutUrl } from '../transactions/transaction-urls'
 import QRCode from 'qrcode';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
-import { pageLanguage, stringsFor } from './i18n';
+import { NOT_A_PAGE_CARD, pageLanguage, stringsFor } from './i18n';
+import { cardOfPageReference, pageReferenceOf } from './saved-card-references';
 import { originOf, type PageResponse } from './page-response';
 import {
   checkoutPage,
@@ -32,7 +34,8 @@ const cancelPath = (sessionId: string): string => `/b/checkout/txn/${sessionId}/
 /**
  * The hosted pages (SPEC §9): checkout page, the sandbox gateway's payment page, and what follows an
  * attempt or a cancel. Amounts always come from the stored transaction; the browser only sends the
- * card (never stored beyond brand, last four, expiry and name) or a saved card's token, and the CSRF token.
+ * card (never stored beyond brand, last four, expiry and name) or the page's reference to a saved
+ * card (never its token), and the CSRF token.
  */
 @Injectable()
 export class CheckoutPagesService {
@@ -78,7 +81,7 @@ export class CheckoutPagesService {
     const { transaction, gateway } = await this.payments.open(asSessionId(sessionId), pgCode);
     const ctx = await this.context(transaction);
     const t = stringsFor(ctx.language);
-    const canSave = gateway.tokenizable && transaction.customerId !== '';
+    const canSave = offersSavedCards(gateway, transaction);
     const errors = Object.fromEntries(
       Object.entries(refused.errors ?? {}).map(([field, message]) => [
         field,
@@ -95,7 +98,7 @@ export class CheckoutPagesService {
           isSandbox: isSandbox(gateway),
           csrfToken,
           checkoutUrl: checkoutPagePath(transaction.sessionId),
-          savedCards: canSave ? await this.savedCards(transaction) : [],
+          savedCards: await this.savedCardOptions(transaction, gateway),
           save: !canSave ? 'none' : isSavingPaymentType(transaction.paymentType) ? 'required' : 'offer',
           errors,
           typed: refused.typed,
@@ -115,18 +118,18 @@ export class CheckoutPagesService {
     csrfToken: string,
   ): Promise<PageResponse> {
     const id = asSessionId(sessionId);
-    const savedCardToken = typeof form.saved_card === 'string' ? form.saved_card : '';
+    const savedCardRef = typeof form.saved_card === 'string' ? form.saved_card : '';
     try {
-      const attempt = await this.payments.attempt(id, {
-        payWith: paymentCardOf(form, savedCardToken),
-        pgCode,
-      });
+      const payWith = savedCardRef
+        ? await this.savedCardPayment(id, pgCode, savedCardRef, form.saved_cvc)
+        : { card: readNewCard(form), save: toBoolean(form.save_card) === true };
+      const attempt = await this.payments.attempt(id, { payWith, pgCode });
       return this.finish(attempt.transaction, attempt.referenceNumber);
     } catch (error) {
       if (error instanceof FieldErrors) {
         return this.paymentForm(id, pgCode, csrfToken, 400, {
-          errors: pageFieldErrors(error, savedCardToken !== ''),
-          typed: typedBack(form, savedCardToken),
+          errors: pageFieldErrors(error, savedCardRef !== ''),
+          typed: typedBack(form, savedCardRef),
         });
       }
       if (error instanceof AttemptRefused) {
@@ -143,18 +146,44 @@ export class CheckoutPagesService {
     }
   }
 
-  /** The customer's unexpired saved cards on this transaction's gateway, as the page lists them. */
-  private async savedCards(tx: Transaction): Promise<SavedCardOption[]> {
+  /**
+   * The saved cards this transaction's payment page offers (SPEC §15): the customer's unexpired
+   * cards on its gateway, when the gateway saves cards; none without a customer.
+   */
+  private async pageCards(tx: Transaction, gateway: Gateway): Promise<Card[]> {
+    if (!offersSavedCards(gateway, tx)) return [];
     const cards = await this.cards.list(tx.customerId, [tx.pgCode]);
-    return cards
-      .filter((card) => !isExpired(card.expiryMonth, card.expiryYear))
-      .map((card) => {
-        const view = toCardDto(card);
-        return {
-          token: card.token,
-          label: `${view.brand} ${view.number} · ${view.expiry_month}/${view.expiry_year}`,
-        };
-      });
+    return cards.filter((card) => !isExpired(card.expiryMonth, card.expiryYear));
+  }
+
+  /** The page's saved cards as it lists them: a page reference (never the token) and a label. */
+  private async savedCardOptions(tx: Transaction, gateway: Gateway): Promise<SavedCardOption[]> {
+    return (await this.pageCards(tx, gateway)).map((card) => {
+      const view = toCardDto(card);
+      return {
+        reference: pageReferenceOf(card, tx.sessionId),
+        label: `${view.brand} ${view.number} · ${view.expiry_month}/${view.expiry_year}`,
+      };
+    });
+  }
+
+  /**
+   * Paying with a saved card chosen on the page: the reference must name one of the cards this
+   * transaction's page offers (400 under `saved_card` otherwise, nothing charged); the attempt
+   * then gets that card's token, server-side.
+   */
+  private async savedCardPayment(
+    sessionId: string,
+    pgCode: string,
+    reference: string,
+    cvc: unknown,
+  ): Promise<PaymentCard> {
+    const typedCvc = readSavedCardCvc(cvc);
+    const { transaction, gateway } = await this.payments.open(sessionId, pgCode);
+    const cards = await this.pageCards(transaction, gateway);
+    const card = cardOfPageReference(cards, transaction.sessionId, reference);
+    if (!card) throw new FieldErrors({ token: [NOT_A_PAGE_CARD] });
+    return { savedCardToken: card.token, cvc: typedCvc };
   }
 
   /**
@@ -255,10 +284,9 @@ interface RefusedSubmission {
   inProgress?: boolean;
 }
 
-/** What the form pays with: a saved card (with its CVC) or the card typed in (SPEC §15). */
-function paymentCardOf(form: Record<string, unknown>, savedCardToken: string): PaymentCard {
-  if (savedCardToken) return { savedCardToken, cvc: readSavedCardCvc(form.saved_cvc) };
-  return { card: readNewCard(form), save: toBoolean(form.save_card) === true };
+/** Whether the payment page lists saved cards: a customer's transaction on a gateway that saves cards. */
+function offersSavedCards(gateway: Gateway, tx: Transaction): boolean {
+  return gateway.tokenizable && tx.customerId !== '';
 }
 
 /** The attempt's field errors under the form's own field names (first message each). */
@@ -275,12 +303,12 @@ function pageFieldErrors(error: FieldErrors, savedCard: boolean): Partial<Record
 }
 
 /** What the refused form shows again: never the card number or a CVC. */
-function typedBack(form: Record<string, unknown>, savedCardToken: string): PaymentView['typed'] {
+function typedBack(form: Record<string, unknown>, savedCardRef: string): PaymentView['typed'] {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return {
     expiry: text(form.expiry),
     name_on_card: text(form.name_on_card),
-    saved_card: savedCardToken,
+    saved_card: savedCardRef,
     save_card: toBoolean(form.save_card) === true,
   };
 }

@@ -3,6 +3,9 @@ import type { TransactionState } from '../transactions/transaction-state';
 /** The page languages (SPEC §9): English, and Arabic written right-to-left. */
 export type PageLanguage = 'en' | 'ar';
 
+/** A saved-card choice that is not one of the cards the payment page listed (SPEC §15). */
+export const NOT_A_PAGE_CARD = 'Choose one of the saved cards shown on this page.';
+
 export interface PageStrings {
   dir: 'ltr' | 'rtl';
   checkoutTitle: string;
@@ -155,6 +158,7 @@ const AR: PageStrings = {
     'Not a valid string.': 'قيمة غير صالحة.',
     "No saved card with this token belongs to this transaction's customer and gateway.":
       'هذه البطاقة المحفوظة غير متاحة لهذا الدفع.',
+    [NOT_A_PAGE_CARD]: 'اختر إحدى البطاقات المحفوظة المعروضة في هذه الصفحة.',
   },
 };
 

@@ -164,7 +164,8 @@ export type PaymentField =
 
 /** A saved card the customer may pay with (SPEC §15): never more than brand, last four, expiry. */
 export interface SavedCardOption {
-  token: string;
+  /** The page's reference to the card (see pageReferenceOf): never its token. */
+  reference: string;
   label: string;
 }
 
@@ -252,9 +253,9 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
               ><input
                 type="radio"
                 name="saved_card"
-                value="${card.token}"
+                value="${card.reference}"
                 id="saved-card-${i}"
-                ${chosenSaved === card.token ? raw('checked') : ''}
+                ${chosenSaved === card.reference ? raw('checked') : ''}
               />
               <span dir="ltr">${card.label}</span></label
             >`,

@@ -61,13 +61,19 @@ export class GatewaysService {
     return this.cache.get(code, () => this.findByCode(code));
   }
 
-  findByCode(code: string, manager?: EntityManager): Promise<Gateway | null> {
+  /**
+   * Codes compare exactly (SPEC §3): a PAD SPACE collation would otherwise answer `"sandbox "`
+   * with the `sandbox` gateway.
+   */
+  async findByCode(code: string, manager?: EntityManager): Promise<Gateway | null> {
     const repo = manager ? manager.getRepository(Gateway) : this.gateways;
-    return repo.findOne({ where: { code } });
+    const gateway = await repo.findOne({ where: { code } });
+    return gateway?.code === code ? gateway : null;
   }
 
-  findByCodes(codes: string[]): Promise<Gateway[]> {
-    return codes.length ? this.gateways.find({ where: { code: In(codes) } }) : Promise.resolve([]);
+  async findByCodes(codes: string[]): Promise<Gateway[]> {
+    if (codes.length === 0) return [];
+    return (await this.gateways.find({ where: { code: In(codes) } })).filter((g) => codes.includes(g.code));
   }
 
   async get(code: string): Promise<Gateway> {

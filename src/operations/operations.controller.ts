@@ -3,7 +3,6 @@ import {
   ApiBadRequestResponse,
   ApiBody,
   ApiConflictResponse,
-  ApiForbiddenResponse,
   ApiHeader,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -39,11 +38,10 @@ export class OperationsController {
   @ApiBody({ type: OperationRequestDto })
   @ApiOkResponse({ type: OperationResponseDto })
   @ApiBadRequestResponse({ type: OperationFailedDto, description: 'Refused: state, amount or input' })
-  @ApiForbiddenResponse({
+  @ApiNotFoundResponse({
     type: OperationFailedDto,
-    description: "The user may not use the transaction's gateway",
+    description: 'No such transaction, or one on a gateway the user may not use (the same answer)',
   })
-  @ApiNotFoundResponse({ type: OperationFailedDto })
   @ApiConflictResponse({
     type: OperationFailedDto,
     description: 'The first request with this Tracking-Key still runs',

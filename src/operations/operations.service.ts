@@ -20,6 +20,7 @@ export const OPERATIONS = ['capture', 'void', 'refund', 'cancel', 'expire', 'del
 export type Operation = (typeof OPERATIONS)[number];
 
 const MAX_TRACKING_KEY = 255;
+const NOT_FOUND = 'Not found.';
 /** The `route` of Tracking-Key rows among the idempotency keys (a route of their own). */
 export const TRACKING_KEY_ROUTE = 'POST /b/pbl/v2/operation/ Tracking-Key';
 /** Read-modify-write rounds before giving up under contention (partial refunds). */
@@ -139,10 +140,7 @@ export class OperationsService {
     input: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
     const operation = parseOperation(input.operation);
-    const tx = await this.find(input);
-    if (!mayUseGateway(principal, tx.pgCode)) {
-      throw new OperationRefused(`You do not have permission to use gateway code "${tx.pgCode}".`, 403);
-    }
+    const tx = await this.find(principal, input);
     const currency = await this.currencies.findByCode(tx.currencyCode);
     const digits = currency?.digits ?? 2;
     if (operation === 'delete') return this.hide(tx, digits);
@@ -177,7 +175,7 @@ export class OperationsService {
         };
       }
       // Refused by the table, or another change won: decide again on the row as it is now.
-      if (!outcome.transaction) throw new OperationRefused('Not found.', 404);
+      if (!outcome.transaction) throw new OperationRefused(NOT_FOUND, 404);
       if (round >= ROUNDS) {
         throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
       }
@@ -231,16 +229,24 @@ export class OperationsService {
     }
   }
 
-  private async find(input: Record<string, unknown>): Promise<Transaction> {
+  /**
+   * The transaction the request names. One on a gateway the caller may not use answers exactly as
+   * an unknown one (SPEC §3: permissions reveal nothing); by order_no, such transactions are not
+   * considered at all.
+   */
+  private async find(principal: Principal, input: Record<string, unknown>): Promise<Transaction> {
+    const visible = (tx: Transaction) => mayUseGateway(principal, tx.pgCode);
     try {
       if (typeof input.session_id === 'string' && input.session_id !== '') {
-        return await this.transactions.get(input.session_id);
+        const tx = await this.transactions.get(input.session_id);
+        if (visible(tx)) return tx;
+        throw new OperationRefused(NOT_FOUND, 404);
       }
       if (typeof input.order_no === 'string' && input.order_no !== '') {
-        return await this.transactions.getByOrderNo(input.order_no);
+        return await this.transactions.getByOrderNo(input.order_no, visible);
       }
     } catch (error) {
-      if (error instanceof DomainError && error.status === 404) throw new OperationRefused('Not found.', 404);
+      if (error instanceof DomainError && error.status === 404) throw new OperationRefused(NOT_FOUND, 404);
       throw error;
     }
     throw new OperationRefused('Send "session_id" or "order_no" to name the transaction.');

@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseFilters } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -34,11 +33,10 @@ export class InquiryController {
   })
   @ApiOkResponse({ type: WebhookPayloadDto, description: 'The payload of its latest event, signed' })
   @ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA })
-  @ApiForbiddenResponse({
+  @ApiNotFoundResponse({
     type: InquiryFailedDto,
-    description: "The user may not use the transaction's gateway",
+    description: 'No such transaction, or one on a gateway the user may not use (the same answer)',
   })
-  @ApiNotFoundResponse({ type: InquiryFailedDto, description: 'No such transaction' })
   inquire(
     @CurrentPrincipal() principal: Principal,
     @Body() body: InquiryDto,

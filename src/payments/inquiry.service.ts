@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { mayUseGateway, type Principal } from '../auth/principal';
-import { FieldErrors, PermissionDenied, ServiceUnavailable } from '../common/errors/domain-errors';
+import { FieldErrors, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
 import { isBlockedLiteralHost } from '../common/net/private-address';
 import { AppConfig } from '../config/app-config';
 import { EventPayloads } from '../events/event-payloads';
@@ -23,10 +23,7 @@ export class InquiryService {
   ) {}
 
   async inquire(principal: Principal, body: InquiryDto): Promise<Record<string, unknown>> {
-    let tx = await this.find(body);
-    if (!mayUseGateway(principal, tx.pgCode)) {
-      throw new PermissionDenied(`You do not have permission to use gateway code "${tx.pgCode}".`);
-    }
+    let tx = await this.find(principal, body);
     const notifyUrl = body.notify_webhook_url ? this.notifyUrl(body, tx) : null;
     if (await this.settlement.settleHolder(tx)) tx = await this.transactions.get(tx.sessionId);
     const latest = await this.payloads.latest(tx.id);
@@ -35,9 +32,19 @@ export class InquiryService {
     return latest.payload;
   }
 
-  private async find(body: InquiryDto): Promise<Transaction> {
-    if (body.session_id) return this.transactions.get(body.session_id);
-    if (body.order_no) return this.transactions.getByOrderNo(body.order_no);
+  /**
+   * The transaction the body names. One on a gateway the caller may not use answers exactly as an
+   * unknown one (SPEC §3: permissions reveal nothing); by order_no, such transactions are not
+   * considered at all.
+   */
+  private async find(principal: Principal, body: InquiryDto): Promise<Transaction> {
+    const visible = (tx: Transaction) => mayUseGateway(principal, tx.pgCode);
+    if (body.session_id) {
+      const tx = await this.transactions.get(body.session_id);
+      if (!visible(tx)) throw new NotFound();
+      return tx;
+    }
+    if (body.order_no) return this.transactions.getByOrderNo(body.order_no, visible);
     throw new FieldErrors({ session_id: ['Send session_id or order_no to name the transaction.'] });
   }
 

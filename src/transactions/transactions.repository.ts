@@ -71,8 +71,13 @@ export class TransactionsRepository {
     return qb.orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'DESC').limit(limit).getMany();
   }
 
-  findByOrderNo(orderNo: string, manager?: EntityManager): Promise<Transaction[]> {
-    return this.of(manager).find({ where: { orderNo }, order: { id: 'DESC' } });
+  /**
+   * The transactions with this order_no, newest first. Compared exactly (SPEC §3): the rows a PAD
+   * SPACE collation adds (`"A-1 "` finding `A-1`'s) are dropped here.
+   */
+  async findByOrderNo(orderNo: string, manager?: EntityManager): Promise<Transaction[]> {
+    const rows = await this.of(manager).find({ where: { orderNo }, order: { id: 'DESC' } });
+    return rows.filter((tx) => tx.orderNo === orderNo);
   }
 
   /** True when a live transaction (other than `exceptId`) holds this order_no. */

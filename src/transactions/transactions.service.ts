@@ -249,9 +249,19 @@ export class TransactionsService {
     return this.transactions.findById(id);
   }
 
-  /** The live (else the most recent) transaction with this order_no; NotFound when none. */
-  async getByOrderNo(orderNo: string): Promise<Transaction> {
-    const found = (await this.transactions.findByOrderNo(orderNo)).filter((t) => !t.deletedAt);
+  /**
+   * The live (else the most recent) transaction with this order_no among those `visible` admits
+   * (a Basic user sees its gateways' only: the others do not exist for it, SPEC §3); NotFound
+   * when none. Surrounding spaces are not part of an order_no (as on create); the rest compares
+   * exactly.
+   */
+  async getByOrderNo(
+    orderNo: string,
+    visible: (tx: Transaction) => boolean = () => true,
+  ): Promise<Transaction> {
+    orderNo = orderNo.trim();
+    if (!orderNo) throw new NotFound();
+    const found = (await this.transactions.findByOrderNo(orderNo)).filter((t) => !t.deletedAt && visible(t));
     const tx = found.find((t) => t.liveOrderNo === orderNo) ?? found[0];
     if (!tx) throw new NotFound();
     return tx;

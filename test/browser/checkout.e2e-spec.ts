@@ -196,6 +196,16 @@ describe('checkout in a real browser (Debian chromium)', () => {
 
       const second = await d.create(customer);
       await page.goto((second.payment_methods as { redirect_url: string }[])[0].redirect_url);
+      // The page names the card by a reference of its own, never by the card's token.
+      const [{ token }] = (
+        await t
+          .http()
+          .post('/b/pbl/v2/card/')
+          .set('Authorization', s.apiKey)
+          .send({ customer_id: customer.customer_id, type: 'sandbox' })
+          .expect(200)
+      ).body as { token: string }[];
+      assert.ok(!(await page.content()).includes(token), 'no card token in the page');
       const savedCard = page.getByLabel('Visa **** 1111 · 12/2039');
       await savedCard.check();
       await page.getByLabel('Security code (CVC) of the saved card').fill('123');
