@@ -1851,7 +1851,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user may not use the gateway code */
+            /**
+             * @description The user may not use the gateway code
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1894,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2026,6 +2030,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2080,7 +2093,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2161,6 +2174,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2215,7 +2237,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2289,7 +2311,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The gateway is not of type sandbox */
+            /**
+             * @description The gateway is not of type sandbox
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,7 +2341,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2390,6 +2416,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,7 +2455,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2495,6 +2530,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2525,7 +2569,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2596,13 +2640,17 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user may not use the transaction's gateway */
+            /**
+             * @description The user may not use the transaction's gateway
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InquiryFailedDto"];
+                    "application/json": components["schemas"]["DetailDto"];
                 };
             };
             /** @description No such transaction */
@@ -2614,7 +2662,7 @@ export interface operations {
                     "application/json": components["schemas"]["InquiryFailedDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2689,6 +2737,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2719,7 +2776,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2794,6 +2851,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2824,7 +2890,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2892,13 +2958,17 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user may not use the transaction's gateway */
+            /**
+             * @description The user may not use the transaction's gateway
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationFailedDto"];
+                    "application/json": components["schemas"]["DetailDto"];
                 };
             };
             404: {
@@ -2927,7 +2997,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationFailedDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2997,7 +3067,16 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3071,7 +3150,16 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3193,7 +3281,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3202,7 +3294,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3273,7 +3365,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3282,7 +3378,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3334,7 +3430,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3343,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3414,7 +3514,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3423,7 +3527,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3477,7 +3581,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3503,7 +3611,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3555,7 +3663,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3564,7 +3676,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3635,7 +3747,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +3760,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3698,7 +3814,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3715,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3769,7 +3889,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3786,7 +3910,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3859,7 +3983,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3876,7 +4004,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3928,7 +4056,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3937,7 +4069,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4008,7 +4140,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4017,7 +4153,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4070,7 +4206,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4087,7 +4227,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4139,7 +4279,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4148,7 +4292,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4219,7 +4363,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4228,7 +4376,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4281,7 +4429,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4307,7 +4459,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4380,7 +4532,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4397,7 +4553,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4478,7 +4634,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4647,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4542,7 +4702,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4560,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4616,7 +4780,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4643,7 +4811,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4801,7 +4969,16 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4872,6 +5049,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             /** @description Unknown, or another customer's card */
             404: {
                 headers: {
@@ -4881,7 +5067,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */

@@ -3,9 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { AdminSessionsService } from '../../src/admin-console/admin-sessions.service';
 import { UsersService } from '../../src/auth/users/users.service';
 import { dataSourceOf } from '../events/event-helpers';
+import { requestFrom } from '../auth/from-address';
 import { ADMIN, startApp, TestApp } from '../setup/test-app';
+import { consoleSignIn, sessionTokenOf } from './console-sign-in';
 
-/** SPEC §19: console sessions end when idle, when the user stops being an admin, and on sign-out. */
+/** SPEC §19: console sessions end when idle, when the user stops being an admin, and on sign-out; §3 throttling. */
 describe('admin console sessions', () => {
   let t: TestApp;
   let sessions: AdminSessionsService;
@@ -53,18 +55,55 @@ describe('admin console sessions', () => {
     assert.equal(await sessions.resolve(mine), null);
   });
 
-  it('throttles failed sign-ins with the same counters as Basic auth', async () => {
+  it('throttles failed sign-ins with the same counters as Basic auth: per address and name', async () => {
     for (let i = 0; i < 3; i++) {
-      assert.deepEqual(await sessions.signIn('nobody', 'wrong-password', '127.0.0.8'), {
+      assert.deepEqual(await sessions.signIn('nobody', 'wrong-password', '127.0.0.1'), {
         ok: false,
         reason: 'invalid',
       });
     }
-    const throttled = await sessions.signIn('nobody', 'wrong-password', '127.0.0.8');
+    const throttled = await sessions.signIn('nobody', 'wrong-password', '127.0.0.1');
     assert.equal(throttled.ok, false);
     assert.equal(!throttled.ok && throttled.reason, 'throttled');
-    // The Basic API sees the same identity over its limit.
+    // The Basic API (supertest comes from 127.0.0.1) sees the same address and name over its limit.
     const basic = Buffer.from('nobody:wrong-password').toString('base64');
     await t.http().get('/b/checkout/v1/admin/config/').set('Authorization', `Basic ${basic}`).expect(429);
+    // Another address keeps its budget.
+    assert.deepEqual(await sessions.signIn('nobody', 'wrong-password', '127.0.0.8'), {
+      ok: false,
+      reason: 'invalid',
+    });
+  });
+
+  it('lets the right password in from an address locked for that name (issue #22)', async () => {
+    for (let i = 0; i < 4; i++) await sessions.signIn(ADMIN.username, 'guess', '127.0.0.7');
+    const locked = await sessions.signIn(ADMIN.username, 'guess', '127.0.0.7');
+    assert.equal(!locked.ok && locked.reason, 'throttled');
+    assert.ok((await sessions.signIn(ADMIN.username, ADMIN.password, '127.0.0.7')).ok);
+    assert.ok((await sessions.signIn(ADMIN.username, ADMIN.password, '127.0.0.6')).ok);
+    const after = await sessions.signIn(ADMIN.username, 'guess', '127.0.0.7');
+    assert.equal(!after.ok && after.reason, 'invalid', 'the right password cleared the count');
+  });
+
+  it('over HTTP: wrong passwords from another address do not lock the admin out of the console', async () => {
+    const form = (password: string) =>
+      requestFrom(t.url, '127.0.0.2', {
+        method: 'POST',
+        path: '/admin/sign-in',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Cookie: `checkout_admin_login=${'cd'.repeat(32)}`,
+        },
+        body: new URLSearchParams({
+          csrf_token: 'cd'.repeat(32),
+          username: ADMIN.username,
+          password,
+        }).toString(),
+      });
+    for (let i = 0; i < 3; i++) assert.equal((await form('guess')).status, 401);
+    assert.equal((await form('guess')).status, 429);
+    const res = await consoleSignIn(t, ADMIN.username, ADMIN.password).expect(303);
+    assert.ok(sessionTokenOf(res));
+    assert.equal((await form(ADMIN.password)).status, 303);
   });
 });
