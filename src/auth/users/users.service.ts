@@ -28,9 +28,15 @@ export class UsersService {
     private readonly uow: UnitOfWork,
   ) {}
 
-  /** The active user with these credentials, or null. Always spends one scrypt, found or not. */
+  /**
+   * The active user with these credentials, or null. Always spends one scrypt, found or not.
+   * Names compare exactly (SPEC §3): the database's lookup may match `admin ` or `ADMIN` to
+   * `admin` (MariaDB's PAD SPACE collations, case-insensitive ones), so the found name is
+   * compared again here; a near miss is an unknown user.
+   */
   async verify(username: string, password: string): Promise<User | null> {
-    const user = await this.users.findOne({ where: { username } });
+    const found = await this.users.findOne({ where: { username } });
+    const user = found?.username === username ? found : null;
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     return user && ok && user.isActive ? user : null;
   }
