@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LessThan, Repository } from 'typeorm';
@@ -28,12 +28,14 @@ export interface ConsoleSession {
  * Admin console sessions (SPEC §19): sign-in with the §3 credentials and throttling (the same
  * failure counters as Basic auth: per source address and username, checked after the password),
  * only active `is_admin` users; a random token in the cookie, its hash in the database; idle
- * sessions end after ADMIN_SESSION_IDLE_MINUTES; a user who is deactivated or loses `is_admin` is
- * signed out at the next request. Writes are run again on a deadlock, lock-wait timeout or Galera
- * conflict (SPEC §17).
+ * sessions end after ADMIN_SESSION_IDLE_MINUTES. A user's sessions end when their password
+ * changes, when they are deactivated, demoted or deleted (in the same unit as that change,
+ * through {@link UsersService.onSessionsRevoked}: the admin API and the console alike), and a
+ * sign-in replaces the session the browser came with. Writes are run again on a deadlock,
+ * lock-wait timeout or Galera conflict (SPEC §17).
  */
 @Injectable()
-export class AdminSessionsService {
+export class AdminSessionsService implements OnModuleInit {
   constructor(
     @InjectRepository(AdminSession) private readonly sessions: Repository<AdminSession>,
     private readonly users: UsersService,
@@ -42,15 +44,25 @@ export class AdminSessionsService {
     private readonly config: AppConfig,
   ) {}
 
+  onModuleInit(): void {
+    this.users.onSessionsRevoked((manager, userId) => manager.getRepository(AdminSession).delete({ userId }));
+  }
+
   private get idleMs(): number {
     return this.config.adminSessionIdleMinutes * 60_000;
   }
 
   /**
-   * Signs in from `source` (the client's address). The password is checked first: a lock
-   * (failures of this source and username) never refuses a right one.
+   * Signs in from `source` (the client's address); `replacing` is the session cookie the browser
+   * came with, ended when the sign-in succeeds (no fixation, no orphaned session). The password
+   * is checked first: a lock (failures of this source and username) never refuses a right one.
    */
-  async signIn(username: string, password: string, source: string): Promise<SignInOutcome> {
+  async signIn(
+    username: string,
+    password: string,
+    source: string,
+    replacing?: string,
+  ): Promise<SignInOutcome> {
     // The key Basic auth uses: failures count against the same limit, whichever door they took.
     const key = failureKey(source, `basic:${username.slice(0, 150)}`);
     const user = await this.users.verify(username, password);
@@ -72,6 +84,7 @@ export class AdminSessionsService {
       lastSeenAt: now,
     };
     await this.uow.retrying(() => this.sessions.insert(session));
+    await this.signOut(replacing);
     const idleSince = new Date(now.getTime() - this.idleMs);
     await this.uow.retrying(() => this.sessions.delete({ lastSeenAt: LessThan(idleSince) }));
     return { ok: true, token };

@@ -60,7 +60,12 @@ export class SignInController {
         signInBody(language, this.pages.loginToken(req, res), username),
       );
     if (!this.pages.loginTokenValid(req)) return again(403, t.formExpired);
-    const outcome = await this.sessions.signIn(username, formText(req.body, 'password'), sourceOf(req));
+    const outcome = await this.sessions.signIn(
+      username,
+      formText(req.body, 'password'),
+      sourceOf(req),
+      readCookie(req, SESSION_COOKIE),
+    );
     if (outcome.ok) {
       res.append('Set-Cookie', this.pages.cookie(SESSION_COOKIE, outcome.token));
       return this.pages.redirect(res, CONSOLE_HOME);
