@@ -163,6 +163,33 @@ describe('throttling repeated authentication failures (429 with Retry-After)', (
     for (let i = 0; i < LIMIT; i++)
       await create(wrongMerchant).set('X-Forwarded-For', `198.51.100.${i}`).expect(401);
     await create(wrongMerchant).set('X-Forwarded-For', '198.51.100.99').expect(429);
+    // API keys, the console sign-in and the metrics token alike.
+    const unknownKey = apiKeyAuth(`zzzzzzzz.${'z'.repeat(43)}`);
+    for (let i = 0; i < LIMIT; i++)
+      await create(unknownKey).set('X-Forwarded-For', `198.51.100.${i}`).expect(401);
+    await create(unknownKey).set('X-Forwarded-For', '198.51.100.99').expect(429);
+    for (let i = 0; i < LIMIT; i++)
+      await consoleSignIn(t, 'nobody', 'guess', { headers: { 'X-Forwarded-For': `198.51.100.${i}` } }).expect(
+        401,
+      );
+    await consoleSignIn(t, 'nobody', 'guess', { headers: { 'X-Forwarded-For': '198.51.100.99' } }).expect(
+      429,
+    );
+    await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200); // clears
+    const wrongToken = 'Bearer not-the-metrics-token';
+    for (let i = 0; i < LIMIT; i++)
+      await t
+        .http()
+        .get('/metrics')
+        .set('Authorization', wrongToken)
+        .set('X-Forwarded-For', `198.51.100.${i}`)
+        .expect(401);
+    await t
+      .http()
+      .get('/metrics')
+      .set('Authorization', wrongToken)
+      .set('X-Forwarded-For', '198.51.100.99')
+      .expect(429);
   });
 });
 
@@ -195,6 +222,15 @@ describe('throttling behind a proxy (TRUST_PROXY=1)', () => {
     await create(wrongMerchant, '203.0.113.6').expect(401);
     await create(wrongMerchant).expect(401); // no header: the peer itself
     await create(s.merchant, '203.0.113.5').expect(201);
+  });
+
+  it('counts API keys per forwarded client', async () => {
+    const prefix = s.apiKey.slice('Api-Key '.length).split('.')[0];
+    const wrongSecret = apiKeyAuth(`${prefix}.${'w'.repeat(43)}`);
+    for (let i = 0; i < LIMIT; i++) await create(wrongSecret, '203.0.113.12').expect(401);
+    await create(wrongSecret, '203.0.113.12').expect(429);
+    await create(wrongSecret, '203.0.113.13').expect(401);
+    await create(s.apiKey, '203.0.113.12').expect(201);
   });
 
   it('takes the hop the proxy wrote, not what the client wrote before it', async () => {
