@@ -11,6 +11,7 @@ import { httpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics';
 import { ignoreTrailingSlash } from './common/http/trailing-slash.middleware';
 import { buildOpenApiDocument } from './openapi/openapi';
+import { applyTrustProxy } from './config/trust-proxy';
 
 const BODY_LIMIT = '1mb';
 
@@ -20,6 +21,7 @@ const BODY_LIMIT = '1mb';
  */
 export function configureApp(app: NestExpressApplication, logger: Logger): NestExpressApplication {
   app.disable('x-powered-by');
+  applyTrustProxy(app);
   // Only representations carry an ETag (the row version, set by the controllers): no body hashes.
   app.set('etag', false);
   answerMalformedRequests(app.getHttpServer(), logger);

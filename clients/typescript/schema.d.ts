@@ -1851,7 +1851,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user may not use the gateway code */
+            /**
+             * @description The user may not use the gateway code
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1894,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2026,6 +2030,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2080,7 +2093,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2161,6 +2174,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2215,7 +2237,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2289,7 +2311,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The gateway is not of type sandbox */
+            /**
+             * @description The gateway is not of type sandbox
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,7 +2341,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2390,6 +2416,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,7 +2455,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2495,6 +2530,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2525,7 +2569,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2596,7 +2640,20 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
+            /**
+             * @description The user may not use the transaction's gateway
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No such transaction */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2605,7 +2662,7 @@ export interface operations {
                     "application/json": components["schemas"]["InquiryFailedDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2680,6 +2737,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2710,7 +2776,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2785,6 +2851,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2815,7 +2890,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2883,7 +2958,19 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
+            /**
+             * @description The user may not use the transaction's gateway
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2910,7 +2997,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationFailedDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -2980,7 +3067,16 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3054,7 +3150,16 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3176,7 +3281,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3185,7 +3294,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3256,7 +3365,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3265,7 +3378,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3317,7 +3430,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3326,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3397,7 +3514,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3527,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3460,7 +3581,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3486,7 +3611,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3538,7 +3663,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3547,7 +3676,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3618,7 +3747,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3627,7 +3760,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3681,7 +3814,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3752,7 +3889,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3769,7 +3910,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3842,7 +3983,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3859,7 +4004,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3911,7 +4056,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3920,7 +4069,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -3991,7 +4140,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4000,7 +4153,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4053,7 +4206,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4070,7 +4227,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4122,7 +4279,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4131,7 +4292,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4202,7 +4363,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,7 +4376,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4264,7 +4429,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4290,7 +4459,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4363,7 +4532,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4380,7 +4553,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4461,7 +4634,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4470,7 +4647,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4525,7 +4702,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4543,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4599,7 +4780,11 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description The user is not an admin */
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *
+             *     The user is not an admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4626,7 +4811,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4784,7 +4969,16 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4855,6 +5049,15 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
             /** @description Unknown, or another customer's card */
             404: {
                 headers: {
@@ -4864,7 +5067,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description Too many failed authentications */
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
             429: {
                 headers: {
                     /** @description Seconds to wait */

@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LessThan, Repository } from 'typeorm';
-import { AuthThrottleService } from '../auth/auth-throttle.service';
+import { AuthThrottleService, failureKey } from '../auth/auth-throttle.service';
 import type { User } from '../auth/users/user.entity';
 import { UsersService } from '../auth/users/users.service';
 import { AppConfig } from '../config/app-config';
@@ -26,13 +26,16 @@ export interface ConsoleSession {
 
 /**
  * Admin console sessions (SPEC §19): sign-in with the §3 credentials and throttling (the same
- * failure counters as Basic auth), only active `is_admin` users; a random token in the cookie,
- * its hash in the database; idle sessions end after ADMIN_SESSION_IDLE_MINUTES; a user who is
- * deactivated or loses `is_admin` is signed out at the next request. Writes are run again on a
- * deadlock, lock-wait timeout or Galera conflict (SPEC §17).
+ * failure counters as Basic auth: per source address and username, checked after the password),
+ * only active `is_admin` users; a random token in the cookie, its hash in the database; idle
+ * sessions end after ADMIN_SESSION_IDLE_MINUTES. A user's sessions end when their password
+ * changes, when they are deactivated, demoted or deleted (in the same unit as that change,
+ * through {@link UsersService.onSessionsRevoked}: the admin API and the console alike), and a
+ * sign-in replaces the session the browser came with. Writes are run again on a deadlock,
+ * lock-wait timeout or Galera conflict (SPEC §17).
  */
 @Injectable()
-export class AdminSessionsService {
+export class AdminSessionsService implements OnModuleInit {
   constructor(
     @InjectRepository(AdminSession) private readonly sessions: Repository<AdminSession>,
     private readonly users: UsersService,
@@ -41,22 +44,35 @@ export class AdminSessionsService {
     private readonly config: AppConfig,
   ) {}
 
+  onModuleInit(): void {
+    this.users.onSessionsRevoked((manager, userId) => manager.getRepository(AdminSession).delete({ userId }));
+  }
+
   private get idleMs(): number {
     return this.config.adminSessionIdleMinutes * 60_000;
   }
 
-  async signIn(username: string, password: string, ip: string): Promise<SignInOutcome> {
-    // The identity key Basic auth uses: failures count against the same limit, wherever they come from.
-    const identity = `id:basic:${username.slice(0, 150)}`;
-    const keys = [`ip:${ip}`, identity];
-    const wait = this.throttle.retryAfter(keys);
-    if (wait > 0) return { ok: false, reason: 'throttled', retryAfter: wait };
+  /**
+   * Signs in from `source` (the client's address); `replacing` is the session cookie the browser
+   * came with, ended when the sign-in succeeds (no fixation, no orphaned session). The password
+   * is checked first: a lock (failures of this source and username) never refuses a right one.
+   */
+  async signIn(
+    username: string,
+    password: string,
+    source: string,
+    replacing?: string,
+  ): Promise<SignInOutcome> {
+    // The key Basic auth uses: failures count against the same limit, whichever door they took.
+    const key = failureKey(source, `basic:${username.slice(0, 150)}`);
     const user = await this.users.verify(username, password);
     if (!user) {
-      this.throttle.recordFailure(keys);
-      return { ok: false, reason: 'invalid' };
+      const wait = this.throttle.recordFailure(key);
+      return wait > 0
+        ? { ok: false, reason: 'throttled', retryAfter: wait }
+        : { ok: false, reason: 'invalid' };
     }
-    this.throttle.recordSuccess(identity);
+    this.throttle.recordSuccess(key);
     if (!user.isAdmin) return { ok: false, reason: 'not-admin' };
     const token = randomBytes(32).toString('base64url');
     const now = new Date();
@@ -68,6 +84,7 @@ export class AdminSessionsService {
       lastSeenAt: now,
     };
     await this.uow.retrying(() => this.sessions.insert(session));
+    await this.signOut(replacing);
     const idleSince = new Date(now.getTime() - this.idleMs);
     await this.uow.retrying(() => this.sessions.delete({ lastSeenAt: LessThan(idleSince) }));
     return { ok: true, token };

@@ -1,6 +1,7 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { sourceOf } from '../auth/auth-throttle.service';
 import { readCookie } from '../checkout/csrf';
 import { AdminSessionsService } from './admin-sessions.service';
 import { CONSOLE_STYLESHEET } from './console-assets';
@@ -59,7 +60,12 @@ export class SignInController {
         signInBody(language, this.pages.loginToken(req, res), username),
       );
     if (!this.pages.loginTokenValid(req)) return again(403, t.formExpired);
-    const outcome = await this.sessions.signIn(username, formText(req.body, 'password'), req.ip ?? '');
+    const outcome = await this.sessions.signIn(
+      username,
+      formText(req.body, 'password'),
+      sourceOf(req),
+      readCookie(req, SESSION_COOKIE),
+    );
     if (outcome.ok) {
       res.append('Set-Cookie', this.pages.cookie(SESSION_COOKIE, outcome.token));
       return this.pages.redirect(res, CONSOLE_HOME);

@@ -1,38 +1,41 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../config/app-config';
-import { AuthThrottleService } from './auth-throttle.service';
+import { AuthThrottleService, failureKey } from './auth-throttle.service';
 
 const throttle = () =>
   new AuthThrottleService(loadConfig({ AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '60' }));
+const ann = (source: string) => failureKey(source, 'basic:ann');
 
 describe('AuthThrottleService', () => {
-  it('throttles a key once it reaches the limit, until its window ends', () => {
+  it('answers 429 to failures past the limit of one key, until its window ends', () => {
     const t = throttle();
-    const keys = ['ip:1.2.3.4', 'id:basic:ann'];
-    t.recordFailure(keys, 0);
-    t.recordFailure(keys, 1000);
-    assert.equal(t.retryAfter(keys, 1000), 0);
-    t.recordFailure(keys, 2000);
-    assert.equal(t.retryAfter(keys, 2000), 58);
-    assert.equal(t.retryAfter(keys, 59_500), 1);
-    assert.equal(t.retryAfter(keys, 60_000), 0);
+    const key = ann('1.2.3.4');
+    assert.equal(t.recordFailure(key, 0), 0);
+    assert.equal(t.recordFailure(key, 1000), 0);
+    assert.equal(t.recordFailure(key, 2000), 0);
+    assert.equal(t.recordFailure(key, 2000), 58);
+    assert.equal(t.recordFailure(key, 59_500), 1);
+    assert.equal(t.recordFailure(key, 60_000), 0, 'a new window');
   });
 
-  it('throttles one username from any address, and one address for any username', () => {
+  it('counts a source and an identity together: other sources and other names keep their budget', () => {
     const t = throttle();
-    for (let i = 0; i < 3; i++) t.recordFailure([`ip:10.0.0.${i}`, 'id:basic:ann'], 0);
-    assert.ok(t.retryAfter(['ip:10.0.0.99', 'id:basic:ann'], 0) > 0);
-    assert.equal(t.retryAfter(['ip:10.0.0.99', 'id:basic:bob'], 0), 0);
-    for (let i = 0; i < 3; i++) t.recordFailure(['ip:10.9.9.9', `id:basic:user${i}`], 0);
-    assert.ok(t.retryAfter(['ip:10.9.9.9', 'id:basic:new'], 0) > 0);
+    for (let i = 0; i < 3; i++) t.recordFailure(ann('10.0.0.1'), 0);
+    assert.ok(t.recordFailure(ann('10.0.0.1'), 0) > 0);
+    assert.equal(t.recordFailure(ann('10.0.0.2'), 0), 0, 'the same name from another source');
+    assert.equal(t.recordFailure(failureKey('10.0.0.1', 'basic:bob'), 0), 0, 'another name');
+    assert.equal(t.recordFailure(failureKey('10.0.0.1', 'api-key:ann'), 0), 0, 'another scheme');
   });
 
-  it('forgets an identity on success', () => {
+  it('a success clears its own key only', () => {
     const t = throttle();
-    for (let i = 0; i < 2; i++) t.recordFailure([`ip:10.0.0.${i}`, 'id:basic:ann'], 0);
-    t.recordSuccess('id:basic:ann');
-    t.recordFailure(['ip:10.0.0.7', 'id:basic:ann'], 0);
-    assert.equal(t.retryAfter(['ip:10.0.0.8', 'id:basic:ann'], 0), 0);
+    for (let i = 0; i < 3; i++) {
+      t.recordFailure(ann('10.0.0.1'), 0);
+      t.recordFailure(ann('10.0.0.2'), 0);
+    }
+    t.recordSuccess(ann('10.0.0.1'));
+    assert.equal(t.recordFailure(ann('10.0.0.1'), 0), 0);
+    assert.ok(t.recordFailure(ann('10.0.0.2'), 0) > 0);
   });
 });

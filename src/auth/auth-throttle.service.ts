@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
 import { AppConfig } from '../config/app-config';
 
 interface Window {
@@ -9,9 +10,29 @@ interface Window {
 const MAX_TRACKED = 50_000;
 
 /**
- * Counts failed authentications per client address and per presented identity (username or key
- * prefix); past the limit within the window, further attempts get 429 until the window ends.
- * Kept in memory per replica: each replica throttles on its own (documented in docs/decisions.md).
+ * What failures are counted against (SPEC §3): the source address and the presented identity
+ * together (`basic:<username>`, `api-key:<prefix>`, `bearer:metrics`), so failures from one
+ * address never count against the same name used from another. A source is an IP address (no
+ * space), so the first space ends it.
+ */
+export function failureKey(source: string, identity: string): string {
+  return `${source} ${identity}`;
+}
+
+/**
+ * The address a request comes from: the peer, or the `X-Forwarded-For` hop that TRUST_PROXY
+ * names (Express's `trust proxy`, set from it at start-up: see config/trust-proxy.ts).
+ */
+export function sourceOf(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? '';
+}
+
+/**
+ * Counts failed authentications per {@link failureKey}. The caller checks the credential FIRST
+ * and asks this service only about a wrong one: past the limit within the window, a wrong
+ * credential is answered 429 (until the window ends) instead of 401; a correct one is never
+ * refused and clears its key's count. Kept in memory per replica: each replica throttles on its
+ * own (docs/decisions.md).
  */
 @Injectable()
 export class AuthThrottleService {
@@ -19,34 +40,28 @@ export class AuthThrottleService {
 
   constructor(private readonly config: AppConfig) {}
 
-  /** Seconds to wait when any of the keys is over the limit, else 0. */
-  retryAfter(keys: string[], now = Date.now()): number {
+  /**
+   * Counts a wrong credential of `key`. Returns the seconds until the key's window ends when it
+   * was already at the limit (answer 429 with that `Retry-After`), else 0 (answer 401).
+   */
+  recordFailure(key: string, now = Date.now()): number {
     const windowMs = this.config.authFailureWindowSeconds * 1000;
-    let wait = 0;
-    for (const key of keys) {
-      const window = this.windows.get(key);
-      if (!window) continue;
-      const elapsed = now - window.startedAt;
-      if (elapsed >= windowMs) this.windows.delete(key);
-      else if (window.failures >= this.config.authFailureLimit)
-        wait = Math.max(wait, Math.ceil((windowMs - elapsed) / 1000));
+    const window = this.windows.get(key);
+    if (!window || now - window.startedAt >= windowMs) {
+      this.windows.delete(key); // re-inserted last: the map stays ordered oldest first
+      this.windows.set(key, { failures: 1, startedAt: now });
+      if (this.windows.size > MAX_TRACKED) this.evictOldest();
+      return 0;
     }
-    return wait;
+    if (window.failures >= this.config.authFailureLimit)
+      return Math.max(1, Math.ceil((windowMs - (now - window.startedAt)) / 1000));
+    window.failures++;
+    return 0;
   }
 
-  recordFailure(keys: string[], now = Date.now()): void {
-    const windowMs = this.config.authFailureWindowSeconds * 1000;
-    for (const key of keys) {
-      const window = this.windows.get(key);
-      if (!window || now - window.startedAt >= windowMs)
-        this.windows.set(key, { failures: 1, startedAt: now });
-      else window.failures++;
-    }
-    if (this.windows.size > MAX_TRACKED) this.evictOldest();
-  }
-
-  recordSuccess(identityKey: string): void {
-    this.windows.delete(identityKey);
+  /** A correct credential: its key starts again from zero. */
+  recordSuccess(key: string): void {
+    this.windows.delete(key);
   }
 
   private evictOldest(): void {

@@ -21,6 +21,9 @@ export const AUTH_SCHEMES = 'checkout:auth-schemes';
 export const API_KEY_SECURITY = 'api-key';
 export const BASIC_SECURITY = 'basic';
 
+const CROSS_SITE_DESCRIPTION =
+  'A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)';
+
 /**
  * The route needs credentials of one of these schemes: applies the guard's metadata and the
  * OpenAPI security requirements together (the global CredentialsGuard reads the metadata).
@@ -36,9 +39,10 @@ export const Authenticated = (...schemes: AuthScheme[]): MethodDecorator & Class
         'WWW-Authenticate': { description: 'The schemes this route accepts', schema: { type: 'string' } },
       },
     }),
+    ApiForbiddenResponse({ type: DetailDto, description: CROSS_SITE_DESCRIPTION }),
     ApiTooManyRequestsResponse({
       type: DetailDto,
-      description: 'Too many failed authentications',
+      description: 'Wrong credentials, after too many failures from this address for this name or key',
       headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
     }),
   );

@@ -2,9 +2,11 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import passport from 'passport';
-import { AuthenticationFailed, Throttled } from '../common/errors/domain-errors';
-import { AuthThrottleService } from './auth-throttle.service';
+import { AuthenticationFailed, PermissionDenied, Throttled } from '../common/errors/domain-errors';
+import { AppConfig } from '../config/app-config';
+import { AuthThrottleService, failureKey, sourceOf } from './auth-throttle.service';
 import { AUTH_SCHEMES } from './authenticated.decorator';
+import { CROSS_SITE_MESSAGE, isCrossSite } from './cross-site';
 import type { AuthScheme, Principal } from './principal';
 import { basicCredentials, knownScheme, parseAuthorization } from './strategies/authorization-header';
 
@@ -18,15 +20,22 @@ const FAILURE_MESSAGES: Record<AuthScheme, string> = {
 };
 
 /**
- * Picks the passport strategy from the `Authorization` scheme, among those the route accepts,
- * and answers SPEC §3's exact 401 bodies (with `WWW-Authenticate`) and 429s.
+ * Refuses cross-site requests (403), picks the passport strategy from the `Authorization`
+ * scheme, among those the route accepts, and answers SPEC §3's exact 401 bodies (with
+ * `WWW-Authenticate`) and 429s. Runs before any body is read (SPEC §3).
  */
 @Injectable()
 export class CredentialsGuard implements CanActivate {
+  /** PUBLIC_BASE_URL's origin, as browsers send it in `Origin`. */
+  private readonly ownOrigin: string;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly throttle: AuthThrottleService,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.ownOrigin = new URL(config.publicBaseUrl).origin;
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const schemes = this.reflector.getAllAndOverride<AuthScheme[] | undefined>(AUTH_SCHEMES, [
@@ -38,13 +47,20 @@ export class CredentialsGuard implements CanActivate {
     return true;
   }
 
+  /** SPEC §3 "No cross-site writes": 403 before the credentials are even looked at. */
+  refuseCrossSite(req: Request): void {
+    if (isCrossSite(req.headers, this.ownOrigin)) throw new PermissionDenied(CROSS_SITE_MESSAGE);
+  }
+
   /**
-   * Authenticates the request with one of `schemes` and sets `req.principal`, or throws the 401 /
-   * 429 of SPEC §3. For guards of routes that accept something besides these (the metrics token).
+   * Authenticates the request with one of `schemes` and sets `req.principal`, or throws the 403
+   * (cross-site) / 401 / 429 of SPEC §3. For guards of routes that accept something besides these
+   * (the metrics token).
    */
   async authenticateFor(context: ExecutionContext, schemes: AuthScheme[]): Promise<Principal> {
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
+    this.refuseCrossSite(req);
     const challenge = schemes.map((s) => CHALLENGES[s]).join(', ');
     const header = parseAuthorization(req.headers.authorization);
     const presented = knownScheme(header);
@@ -57,17 +73,15 @@ export class CredentialsGuard implements CanActivate {
       );
     }
 
-    const identityKey = `id:${presented}:${identity(presented, header?.credentials ?? '')}`;
-    const throttleKeys = [`ip:${req.ip ?? ''}`, identityKey];
-    const wait = this.throttle.retryAfter(throttleKeys);
-    if (wait > 0) throw new Throttled(wait);
-
+    // The credential is checked first, locked or not: a lock never refuses a correct one (SPEC §3).
+    const key = failureKey(sourceOf(req), `${presented}:${identity(presented, header?.credentials ?? '')}`);
     const principal = await this.authenticate(presented, req, res);
     if (!principal) {
-      this.throttle.recordFailure(throttleKeys);
+      const wait = this.throttle.recordFailure(key);
+      if (wait > 0) throw new Throttled(wait);
       throw new AuthenticationFailed(FAILURE_MESSAGES[presented], challenge);
     }
-    this.throttle.recordSuccess(identityKey);
+    this.throttle.recordSuccess(key);
     req.principal = principal;
     return principal;
   }

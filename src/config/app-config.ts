@@ -15,6 +15,7 @@ import {
   ValidateBy,
 } from 'class-validator';
 import { parseMysqlUrl, type MysqlUrl } from '../database/mysql-url';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 const toBool = ({ value }: { value: unknown }): unknown => {
   if (value === undefined || value === '') return undefined;
@@ -258,6 +259,17 @@ class Env {
   @Min(1)
   @Max(1440)
   ADMIN_SESSION_IDLE_MINUTES?: number;
+
+  @IsOptional()
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseTrustProxy(value) !== null,
+      defaultMessage: () =>
+        'TRUST_PROXY must be false, a number of proxies (0-32), or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal, uniquelocal (never true: the client could choose its address)',
+    },
+  })
+  TRUST_PROXY?: string;
 }
 
 /** How long a request may wait for a database connection, and how many a replica holds. */
@@ -319,6 +331,8 @@ export class AppConfig {
   readonly metricsToken: string | null;
   /** An admin console session unused this long is signed out (SPEC §19). */
   readonly adminSessionIdleMinutes: number;
+  /** Whose `X-Forwarded-For` names the client (SPEC §3's source address): see trust-proxy.ts. */
+  readonly trustProxy: TrustProxy;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -412,5 +426,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiKeyCacheMs: env.API_KEY_CACHE_MS ?? 5000,
     metricsToken: env.METRICS_TOKEN ?? null,
     adminSessionIdleMinutes: env.ADMIN_SESSION_IDLE_MINUTES ?? 30,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
   } as AppConfig);
 }

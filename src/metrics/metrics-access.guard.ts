@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AdminGuard } from '../auth/admin.guard';
-import { AuthThrottleService } from '../auth/auth-throttle.service';
+import { AuthThrottleService, failureKey, sourceOf } from '../auth/auth-throttle.service';
 import { CredentialsGuard } from '../auth/credentials.guard';
 import { parseAuthorization } from '../auth/strategies/authorization-header';
 import { AuthenticationFailed, Throttled } from '../common/errors/domain-errors';
@@ -12,8 +12,9 @@ const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8
 
 /**
  * `GET /metrics` (SPEC §18): `Authorization: Bearer $METRICS_TOKEN` when the token is set
- * (compared in constant time, failures throttled like every credential), otherwise an admin's
- * Basic credentials, checked exactly as on the admin API.
+ * (compared in constant time, failures throttled like every credential: per source address, the
+ * lock checked after the token), otherwise an admin's Basic credentials, checked exactly as on
+ * the admin API. Cross-site requests are refused first, as on every authenticated route (SPEC §3).
  */
 @Injectable()
 export class MetricsAccessGuard implements CanActivate {
@@ -30,13 +31,16 @@ export class MetricsAccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
+    this.credentials.refuseCrossSite(req);
     const header = parseAuthorization(req.headers.authorization);
     if (this.token && header?.scheme === 'bearer') {
-      const keys = [`ip:${req.ip ?? ''}`, 'id:bearer:metrics'];
-      const wait = this.throttle.retryAfter(keys);
+      const key = failureKey(sourceOf(req), 'bearer:metrics');
+      if (timingSafeEqual(sha256(header.credentials), this.token)) {
+        this.throttle.recordSuccess(key);
+        return true;
+      }
+      const wait = this.throttle.recordFailure(key);
       if (wait > 0) throw new Throttled(wait);
-      if (timingSafeEqual(sha256(header.credentials), this.token)) return true;
-      this.throttle.recordFailure(keys);
       throw new AuthenticationFailed('Invalid metrics token.', 'Bearer realm="metrics"');
     }
     await this.credentials.authenticateFor(context, ['basic']);

@@ -81,9 +81,14 @@ export class ApiKeysService {
     return apiKey;
   }
 
-  /** Only found keys are kept: unknown prefixes (guesses) never fill the cache. */
+  /**
+   * Only found keys are kept: unknown prefixes (guesses) never fill the cache. Prefixes compare
+   * exactly (SPEC §3): a PAD SPACE or case-insensitive collation may find `ABCDEFGH` for
+   * `abcdefgh`, so the found prefix is compared again; a near miss is an unknown prefix.
+   */
   private async byPrefix(prefix: string): Promise<ApiKey | null> {
-    const apiKey = await this.cache.get(prefix, () => this.keys.findOne({ where: { prefix } }));
+    const found = await this.cache.get(prefix, () => this.keys.findOne({ where: { prefix } }));
+    const apiKey = found?.prefix === prefix ? found : null;
     if (!apiKey) this.cache.delete(prefix);
     return apiKey;
   }

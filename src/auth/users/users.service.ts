@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../../common/errors/domain-errors';
 import { isUniqueViolation } from '../../database/db-values';
 import { UnitOfWork } from '../../database/unit-of-work';
@@ -18,19 +18,44 @@ export interface UserInput {
 export type UserChanges = Partial<UserInput>;
 
 /**
+ * Ends the sessions a user's credentials opened (the admin console's), inside the unit of work
+ * that changes or deletes the user: registered by the sessions' owner, so this lower module
+ * never reaches a higher one's table.
+ */
+export type SessionRevoker = (manager: EntityManager, userId: number) => Promise<unknown>;
+
+/** Changes after which what the old credentials opened must end (SPEC §19). */
+const revokesSessions = (changes: UserChanges): boolean =>
+  changes.password !== undefined || changes.isActive === false || changes.isAdmin === false;
+
+/**
  * Basic-auth users: created by admins, passwords kept as scrypt hashes. Each write commits on its
- * own and is run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17).
+ * own and is run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17). A new
+ * password, a deactivation, a demotion and a deletion end the user's sessions in the same unit.
  */
 @Injectable()
 export class UsersService {
+  private readonly revokers: SessionRevoker[] = [];
+
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly uow: UnitOfWork,
   ) {}
 
-  /** The active user with these credentials, or null. Always spends one scrypt, found or not. */
+  /** Called at start-up by the owner of sessions opened with a user's credentials. */
+  onSessionsRevoked(revoker: SessionRevoker): void {
+    this.revokers.push(revoker);
+  }
+
+  /**
+   * The active user with these credentials, or null. Always spends one scrypt, found or not.
+   * Names compare exactly (SPEC §3): the database's lookup may match `admin ` or `ADMIN` to
+   * `admin` (MariaDB's PAD SPACE collations, case-insensitive ones), so the found name is
+   * compared again here; a near miss is an unknown user.
+   */
   async verify(username: string, password: string): Promise<User | null> {
-    const user = await this.users.findOne({ where: { username } });
+    const found = await this.users.findOne({ where: { username } });
+    const user = found?.username === username ? found : null;
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     return user && ok && user.isActive ? user : null;
   }
@@ -65,7 +90,12 @@ export class UsersService {
     if (changes.isActive !== undefined) user.isActive = changes.isActive;
     user.updatedAt = new Date();
     try {
-      return await this.uow.retrying(() => this.users.save(user));
+      if (!revokesSessions(changes)) return await this.uow.retrying(() => this.users.save(user));
+      return await this.uow.run(async (manager) => {
+        const saved = await manager.getRepository(User).save(user);
+        await this.revokeSessions(manager, id);
+        return saved;
+      });
     } catch (error) {
       if (isUniqueViolation(error))
         throw new FieldErrors({ username: ['A user with that username already exists.'] });
@@ -105,8 +135,16 @@ export class UsersService {
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.uow.retrying(() => this.users.delete({ id }));
-    if (!result.affected) throw new NotFound();
+    const deleted = await this.uow.run(async (manager) => {
+      const result = await manager.getRepository(User).delete({ id });
+      if (result.affected) await this.revokeSessions(manager, id);
+      return Boolean(result.affected);
+    });
+    if (!deleted) throw new NotFound();
+  }
+
+  private async revokeSessions(manager: EntityManager, userId: number): Promise<void> {
+    for (const revoke of this.revokers) await revoke(manager, userId);
   }
 
   count(): Promise<number> {
