@@ -2640,11 +2640,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /**
-             * @description The user may not use the transaction's gateway
-             *
-             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
-             */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2653,7 +2649,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description No such transaction */
+            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2958,11 +2954,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /**
-             * @description The user may not use the transaction's gateway
-             *
-             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
-             */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2971,6 +2963,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;
