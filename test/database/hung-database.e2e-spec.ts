@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { DatabaseHealth } from '../../src/database/database-health';
+import { withoutStatementLimit } from '../../src/database/failover-pool';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { eventually } from '../events/event-helpers';
 import { CREATE_PATH } from '../factories/transaction-states';
@@ -215,6 +216,33 @@ if (testDbKind() === 'mysql') {
             ),
         3000,
         'the unit to run',
+      );
+    });
+
+    it("lifts the limit on the migrations' connection only (DDL may rightly run long)", async () => {
+      const dataSource = t.app.get(DataSource);
+      await eventually(
+        async () => ((await t.http().get('/health/ready')).status === 200 ? true : undefined),
+        3000,
+        'readiness',
+      );
+      const runner = dataSource.createQueryRunner('master');
+      try {
+        const rows = (await withoutStatementLimit(runner, () =>
+          runner.query('SELECT SLEEP(1.5) AS slept'),
+        )) as { slept: number | string }[];
+        assert.equal(Number(rows[0].slept), 0, 'slept its full 1.5 s');
+      } finally {
+        await runner.release();
+      }
+      const failure = await dataSource.query('SELECT SLEEP(1.5)').then(
+        () => null,
+        (error: { driverError?: { code?: string } }) => error,
+      );
+      assert.equal(
+        failure?.driverError?.code,
+        'DB_STATEMENT_TIMEOUT',
+        'every other statement keeps its limit',
       );
     });
   });
