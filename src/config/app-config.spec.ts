@@ -20,7 +20,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.database, {
       type: 'sqlite',
       path: 'data/checkout.sqlite',
-      pool: { acquireTimeoutMs: 5000, size: 20 },
+      pool: { acquireTimeoutMs: 5000, queryTimeoutMs: 10_000, size: 20 },
     });
     assert.equal(config.expirySweepSeconds, 30);
     assert.equal(config.logLevel, 'info');
@@ -50,6 +50,7 @@ describe('loadConfig', () => {
     const { database } = loadConfig({
       DATABASE_URL: 'mysql://app:s3cret@n1:4306,n2:4307/shop',
       DB_ACQUIRE_TIMEOUT_MS: '1500',
+      DB_QUERY_TIMEOUT_MS: '4000',
       DB_POOL_SIZE: '8',
       DB_WSREP_SYNC_WAIT: '3',
     });
@@ -62,7 +63,7 @@ describe('loadConfig', () => {
       user: 'app',
       password: 's3cret',
       database: 'shop',
-      pool: { acquireTimeoutMs: 1500, size: 8 },
+      pool: { acquireTimeoutMs: 1500, queryTimeoutMs: 4000, size: 8 },
       wsrepSyncWait: 3,
     });
     assert.match(
@@ -70,6 +71,8 @@ describe('loadConfig', () => {
       /^DATABASE_URL=.*several hosts/,
     );
     assert.match(problemsOf({ DB_ACQUIRE_TIMEOUT_MS: '50' }).join(), /^DB_ACQUIRE_TIMEOUT_MS=/);
+    assert.match(problemsOf({ DB_QUERY_TIMEOUT_MS: '50' }).join(), /^DB_QUERY_TIMEOUT_MS=/);
+    assert.match(problemsOf({ DB_QUERY_TIMEOUT_MS: 'soon' }).join(), /^DB_QUERY_TIMEOUT_MS=/);
     assert.match(problemsOf({ DB_POOL_SIZE: '0' }).join(), /^DB_POOL_SIZE=/);
     assert.match(problemsOf({ DB_WSREP_SYNC_WAIT: '16' }).join(), /^DB_WSREP_SYNC_WAIT=/);
   });

@@ -92,6 +92,13 @@ class Env {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DB_QUERY_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(0)
   @Max(15)
   DB_WSREP_SYNC_WAIT?: number;
@@ -272,10 +279,15 @@ class Env {
   TRUST_PROXY?: string;
 }
 
-/** How long a request may wait for a database connection, and how many a replica holds. */
+/** How long a request may wait for a database connection or an answer, and how many a replica holds. */
 export interface PoolConfig {
   /** DB_ACQUIRE_TIMEOUT_MS: waiting longer for a connection (or the embedded database) → 503. */
   acquireTimeoutMs: number;
+  /**
+   * DB_QUERY_TIMEOUT_MS: the longest one statement, and one unit of work's whole run, may take
+   * (a hung server is a lost one, SPEC §17) → 503.
+   */
+  queryTimeoutMs: number;
   /** DB_POOL_SIZE: connections per replica (MySQL). */
   size: number;
 }
@@ -385,6 +397,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const port = env.PORT ?? 3000;
   const pool: PoolConfig = {
     acquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS ?? 5000,
+    queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS ?? 10_000,
     size: env.DB_POOL_SIZE ?? 20,
   };
   return new AppConfig({

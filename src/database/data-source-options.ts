@@ -20,6 +20,7 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
       driver: new FailoverDriver({
         endpoints: database.endpoints,
         acquireTimeoutMs: database.pool.acquireTimeoutMs,
+        queryTimeoutMs: database.pool.queryTimeoutMs,
         wsrepSyncWait: database.wsrepSyncWait,
         log: new Logger('Database'),
       }),

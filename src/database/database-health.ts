@@ -35,6 +35,12 @@ export class DatabaseHealth {
     return this.uow.embeddedUsage() ?? { inUse: 0, waiting: 0 };
   }
 
+  /** Statements cut for want of an answer in time, and nodes set aside, since start (MySQL; else 0). */
+  faults(): { statementTimeouts: number; nodesSetAside: number } {
+    const pool = this.poolStatus();
+    return { statementTimeouts: pool?.statementTimeouts ?? 0, nodesSetAside: pool?.nodesSetAside ?? 0 };
+  }
+
   async check(): Promise<DatabaseReadiness> {
     const pool = this.poolStatus();
     if (pool && pool.active === null) return { up: false, reason: 'no-database', pool };

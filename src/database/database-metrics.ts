@@ -24,13 +24,23 @@ export class DatabaseMetrics implements OnModuleInit {
       },
     );
     this.metrics.counterOf(
+      'checkout_db_statement_timeouts_total',
+      'Database statements that got no answer within DB_QUERY_TIMEOUT_MS (or what their unit of work had left): their connections were cut',
+      () => this.health.faults().statementTimeouts,
+    );
+    this.metrics.counterOf(
+      'checkout_db_nodes_set_aside_total',
+      'Times a database server of DATABASE_URL was set aside (failed, hung, or a statement got no answer in time)',
+      () => this.health.faults().nodesSetAside,
+    );
+    this.metrics.counterOf(
       'checkout_unit_of_work_retries_total',
       'Units of work run again after a deadlock, lock wait timeout or Galera certification conflict',
       () => this.uow.stats.retries,
     );
     this.metrics.counterOf(
       'checkout_unit_of_work_exhausted_total',
-      'Units of work that gave up (503) after repeated conflicts',
+      'Units of work that gave up (503) after repeated conflicts or at their time limit',
       () => this.uow.stats.exhausted,
     );
   }

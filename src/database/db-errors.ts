@@ -15,6 +15,23 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/**
+ * A statement got no answer within its time limit (`DB_QUERY_TIMEOUT_MS`, or what was left of its
+ * unit of work's): its connection was cut, so whether it ran is unknown — like a lost connection.
+ */
+export class StatementTimeoutError extends Error {
+  readonly code = 'DB_STATEMENT_TIMEOUT';
+  /** mysql2 closes a connection after a fatal error instead of handing it out again. */
+  readonly fatal = true;
+  constructor(limitMs: number) {
+    super(
+      limitMs > 0
+        ? `The database did not answer within ${limitMs} ms`
+        : 'No time was left for the statement within its time limit',
+    );
+  }
+}
+
 interface DriverError {
   code?: unknown;
   errno?: unknown;
@@ -52,9 +69,10 @@ export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'PROTOCOL_CONNECTION_LOST',
 ]);
 
-/** The connection or the server went away (the statement's outcome may be unknown). */
+/** The connection or the server went away, or did not answer in time (the statement's outcome may be unknown). */
 const CONNECTION_LOST_CODES = new Set([
   ...NETWORK_ERROR_CODES,
+  'DB_STATEMENT_TIMEOUT',
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_SERVER_SHUTDOWN',
 ]);

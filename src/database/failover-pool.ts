@@ -7,8 +7,10 @@ import {
   type PoolConnection,
   type PoolOptions,
 } from 'mysql2';
-import { DatabaseUnavailableError, NETWORK_ERROR_CODES } from './db-errors';
+import type { QueryRunner } from 'typeorm';
+import { DatabaseUnavailableError, NETWORK_ERROR_CODES, StatementTimeoutError } from './db-errors';
 import { endpointName, type MysqlEndpoint } from './mysql-url';
+import { timeLeft } from './time-limit';
 import { assertOutsideUnit } from './unit-context';
 
 export interface FailoverSettings {
@@ -16,6 +18,11 @@ export interface FailoverSettings {
   endpoints: MysqlEndpoint[];
   /** How long `getConnection` may take before it fails with {@link DatabaseUnavailableError}. */
   acquireTimeoutMs: number;
+  /**
+   * The longest a statement may go unanswered (`DB_QUERY_TIMEOUT_MS`); less when the unit of work
+   * it belongs to has less left ({@link timeLeft}). Then its connection is cut.
+   */
+  queryTimeoutMs: number;
   /** `wsrep_sync_wait` for sessions on Galera nodes (0: off). */
   wsrepSyncWait: number;
   /** How often the monitor checks the node in use and probes the ones that were down. */
@@ -34,6 +41,10 @@ export interface PoolStatus {
   waiting: number;
   /** When a request last gave up waiting for a connection (ms since the epoch), or null. */
   lastAcquireTimeoutAt: number | null;
+  /** Statements cut for want of an answer in time, since start. */
+  statementTimeouts: number;
+  /** Times a node was set aside (failed, or hung), since start. */
+  nodesSetAside: number;
 }
 
 type ConnectionCallback = (error: Error | null, connection?: PoolConnection) => void;
@@ -42,6 +53,8 @@ type ConnectionCallback = (error: Error | null, connection?: PoolConnection) => 
 interface Waiter {
   deadline: number;
   expire: () => void;
+  /** Fails it at once (the pool is closing). */
+  abort: (error: Error) => void;
 }
 
 /** One server of the list, with its own mysql2 pool (created when first needed). */
@@ -55,6 +68,8 @@ interface Node {
   monitor: Connection | null;
   /** Whether the server runs Galera (`wsrep_on`), read on first contact. */
   galera: boolean | null;
+  /** Its pool's connections (time-limited, see `limitStatements`), so a hung node's can be cut. */
+  connections: Set<PoolConnection>;
 }
 
 /** Connections of a mysql2 pool that are handed out (its own queues; mysql2 has no public count). */
@@ -68,6 +83,20 @@ const NODE_DOWN_ERRNOS = new Set([1047, 1053]);
 const RETRY_DELAY_MS = 100;
 /** How often waiting requests are checked against the acquire timeout. */
 const WAITER_SWEEP_MS = 50;
+/** The monitor's probe answers within this (or sooner: see `probeLimitMs`), or the node is hung. */
+const PROBE_LIMIT_MS = 2000;
+
+/** mysql2's connection internals used here: its socket, cut to fail whatever waits on it. */
+type Cuttable = { stream?: { destroy(error?: Error): void } };
+
+/**
+ * Cuts a connection at once: its socket is destroyed, the statement waiting on it fails with
+ * `error`, and mysql2 drops it from its pool (never handed out again). A graceful `end()` or
+ * `destroy()` would wait for the server, which a hung node never gives.
+ */
+function cut(connection: Connection | PoolConnection, error: Error = new Error('connection cut')): void {
+  (connection as unknown as Cuttable).stream?.destroy(error);
+}
 
 export function isNodeDown(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown } | null;
@@ -84,6 +113,9 @@ export function isNodeDown(error: unknown): boolean {
  * - new connections come from the first node of the list that answers; a node that fails
  *   (network error, not Synced) is set aside and the next one used; a monitor probes the nodes
  *   every second, so a node that comes back is used again (failover and recovery in seconds);
+ * - a hung node (sockets open, nothing answers) is a node lost: the monitor's probe has a time
+ *   limit (2 s at most), and a node that misses it is set aside with every connection to it cut;
+ *   every statement has a time limit too (`limitStatements`);
  * - `getConnection` never waits longer than the acquire timeout: then it fails with
  *   {@link DatabaseUnavailableError}, which the API answers with 503;
  * - every session runs READ COMMITTED, with lock waits bounded by the acquire timeout, and on
@@ -98,11 +130,17 @@ export class FailoverPool {
   private closed = false;
   private readonly monitorTimer: NodeJS.Timeout;
   private monitoring = false;
+  /** The monitor's probe (and a KILL) get no longer than this: well under a statement's limit. */
+  private readonly probeLimitMs: number;
+  private readonly unlimited = new WeakSet<PoolConnection>();
+  private statementTimeouts = 0;
+  private nodesSetAside = 0;
 
   constructor(
     private readonly options: PoolOptions,
     private readonly settings: FailoverSettings,
   ) {
+    this.probeLimitMs = Math.min(settings.acquireTimeoutMs, settings.queryTimeoutMs, PROBE_LIMIT_MS);
     this.nodes = settings.endpoints.map((endpoint) => ({
       endpoint,
       name: endpointName(endpoint),
@@ -111,6 +149,7 @@ export class FailoverPool {
       pool: null,
       monitor: null,
       galera: null,
+      connections: new Set(),
     }));
     this.monitorTimer = setInterval(() => void this.monitor(), settings.monitorIntervalMs ?? 1000);
     this.monitorTimer.unref();
@@ -128,6 +167,9 @@ export class FailoverPool {
       return;
     }
     let finished = false;
+    // Within a unit of work's time limit, no longer than what it has left.
+    const left = timeLeft();
+    const waitMs = Math.min(this.settings.acquireTimeoutMs, left ?? Infinity);
     const finish = (error: Error | null, connection?: PoolConnection) => {
       if (finished) {
         connection?.release();
@@ -138,11 +180,13 @@ export class FailoverPool {
       callback(error, connection);
     };
     const waiter: Waiter = {
-      deadline: Date.now() + this.settings.acquireTimeoutMs,
+      deadline: Date.now() + waitMs,
       expire: () => {
-        this.lastAcquireTimeoutAt = Date.now();
-        finish(this.unavailable());
+        // A unit of work out of time is not a sign of a busy pool (readiness).
+        if (waitMs === this.settings.acquireTimeoutMs) this.lastAcquireTimeoutAt = Date.now();
+        finish(this.unavailable(waitMs));
       },
+      abort: (error) => finish(error),
     };
     this.addWaiter(waiter);
 
@@ -173,6 +217,7 @@ export class FailoverPool {
           finish(null, connection);
           return;
         }
+        this.limitStatements(node, connection);
         this.prepareSession(node, connection).then(
           () => {
             this.ready.add(connection);
@@ -205,18 +250,44 @@ export class FailoverPool {
     }, WAITER_SWEEP_MS);
   }
 
+  /**
+   * Closes every connection: gracefully, but a node that does not answer within the probe limit
+   * gets its connections cut — shutdown never waits on a hung node (SPEC §17).
+   */
   end(callback?: (error?: Error) => void): void {
     this.closed = true;
     clearInterval(this.monitorTimer);
     if (this.expiryTimer) clearInterval(this.expiryTimer);
+    this.expiryTimer = null;
+    for (const waiter of this.waiters) waiter.abort(new Error('Pool is closed.'));
     const pools = this.nodes.map((node) => {
-      node.monitor?.destroy();
+      if (node.monitor) cut(node.monitor);
       node.monitor = null;
       const pool = node.pool;
       node.pool = null;
-      return pool ? new Promise<void>((resolve) => pool.end(() => resolve())) : Promise.resolve();
+      if (!pool) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const late = setTimeout(() => {
+          this.cutConnections(node);
+          resolve();
+        }, this.probeLimitMs);
+        late.unref();
+        pool.end(() => {
+          clearTimeout(late);
+          resolve();
+        });
+      });
     });
     void Promise.all(pools).then(() => callback?.());
+  }
+
+  /**
+   * Lifts the statement time limit from one connection until `restore` is called (before it goes
+   * back to the pool): for migrations, whose DDL may rightly run for minutes.
+   */
+  unlimit(connection: PoolConnection): () => void {
+    this.unlimited.add(connection);
+    return () => this.unlimited.delete(connection);
   }
 
   status(): PoolStatus {
@@ -226,6 +297,8 @@ export class FailoverPool {
       inUse: this.nodes.reduce((sum, n) => sum + (n.pool ? checkedOut(n.pool) : 0), 0),
       waiting: this.waiters.size,
       lastAcquireTimeoutAt: this.lastAcquireTimeoutAt,
+      statementTimeouts: this.statementTimeouts,
+      nodesSetAside: this.nodesSetAside,
     };
   }
 
@@ -233,8 +306,7 @@ export class FailoverPool {
     return this.nodes.find((n) => n.up) ?? null;
   }
 
-  private unavailable(): DatabaseUnavailableError {
-    const ms = this.settings.acquireTimeoutMs;
+  private unavailable(ms: number): DatabaseUnavailableError {
     if (this.activeNode()) {
       return new DatabaseUnavailableError(
         `No database connection became free within ${ms} ms`,
@@ -272,14 +344,21 @@ export class FailoverPool {
     this.setAside(node);
   }
 
-  private setAside(node: Node): void {
+  /**
+   * Stops using a node: new connections come from the next one. `hung`: it did not answer the
+   * monitor (or failed it), so the statements still waiting on it are cut too — they fail now
+   * (a unit of work runs again on the next node) instead of at their time limit.
+   */
+  private setAside(node: Node, hung = false): void {
     if (!node.up) return;
     node.up = false;
     node.galera = null;
+    this.nodesSetAside++;
     const pool = node.pool;
     node.pool = null;
+    if (hung) this.cutConnections(node);
     pool?.end(() => undefined);
-    node.monitor?.destroy();
+    if (node.monitor) cut(node.monitor);
     node.monitor = null;
     const next = this.activeNode();
     this.settings.log?.warn(
@@ -304,9 +383,9 @@ export class FailoverPool {
             }
           } catch (error) {
             node.lastError = describe(error);
-            node.monitor?.destroy();
+            if (node.monitor) cut(node.monitor);
             node.monitor = null;
-            if (node.up) this.setAside(node);
+            if (node.up) this.setAside(node, true);
           }
         }),
       );
@@ -317,7 +396,7 @@ export class FailoverPool {
 
   /** One round trip on the node's monitor connection: the server answers and (Galera) is Synced. */
   private async check(node: Node): Promise<void> {
-    const timeoutMs = Math.min(this.settings.acquireTimeoutMs, 2000);
+    const timeoutMs = this.probeLimitMs;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
@@ -335,7 +414,7 @@ export class FailoverPool {
         ...(this.options as ConnectionOptions),
         host: node.endpoint.host,
         port: node.endpoint.port,
-        connectTimeout: Math.min(this.settings.acquireTimeoutMs, 2000),
+        connectTimeout: this.probeLimitMs,
       });
       connection.on('error', () => {
         if (node.monitor === connection) node.monitor = null;
@@ -346,6 +425,85 @@ export class FailoverPool {
     node.galera ??= await isGalera(db);
     if (node.galera) await assertSynced(db);
     else await db.query('SELECT 1');
+  }
+
+  /**
+   * Gives every statement of a new pooled connection a time limit (SPEC §17): the statement limit,
+   * or what is left of its unit of work's, if less. One that overruns it — or is asked for when no
+   * time is left — fails with {@link StatementTimeoutError} and its connection is cut (never back
+   * in the pool; the server's thread is killed, so its locks go too). A statement sent and not
+   * answered in time sets its node aside, as a dead one: new connections come from the next node,
+   * and the monitor brings it back once it answers (within a second for a node that was merely
+   * slow). The statements of other requests on it run on, each within its own limit.
+   */
+  private limitStatements(node: Node, connection: PoolConnection): void {
+    node.connections.add(connection);
+    // mysql2 reports a cut connection's error to its command; this keeps a stray one from
+    // becoming an unhandled 'error' event.
+    connection.on('error', () => undefined);
+    const socket = (connection as unknown as { stream?: NodeJS.EventEmitter }).stream;
+    socket?.once('close', () => node.connections.delete(connection));
+    type Query = (...args: unknown[]) => unknown;
+    const query = (connection.query as Query).bind(connection);
+    (connection as unknown as { query: Query }).query = (...args: unknown[]) => {
+      const callback = args[args.length - 1];
+      if (typeof callback !== 'function' || this.unlimited.has(connection)) return query(...args);
+      const left = timeLeft();
+      const limitMs = Math.min(this.settings.queryTimeoutMs, left ?? Infinity);
+      if (limitMs <= 0) {
+        this.overran(node, connection, 0);
+        process.nextTick(callback, new StatementTimeoutError(0));
+        return undefined;
+      }
+      const timer = setTimeout(() => this.overran(node, connection, limitMs), limitMs);
+      args[args.length - 1] = (...results: unknown[]) => {
+        clearTimeout(timer);
+        (callback as (...r: unknown[]) => void)(...results);
+      };
+      return query(...args);
+    };
+  }
+
+  /** A statement got no answer within `limitMs` (0: no time was left to send it). */
+  private overran(node: Node, connection: PoolConnection, limitMs: number): void {
+    const error = new StatementTimeoutError(limitMs);
+    this.statementTimeouts++;
+    node.connections.delete(connection);
+    const threadId = connection.threadId;
+    cut(connection, error);
+    this.kill(node, threadId);
+    if (limitMs === 0 || !node.up) return; // nothing was asked of the node
+    node.lastError = `statement limit: ${error.message}`;
+    this.setAside(node);
+  }
+
+  /** Cuts every connection of a node's pool (it is hung or gone). */
+  private cutConnections(node: Node): void {
+    for (const connection of node.connections) cut(connection, lostNode(node));
+    node.connections.clear();
+  }
+
+  /**
+   * Ends a cut connection's thread on the server (best effort, within the probe limit): a
+   * statement waiting on a lock or running long would otherwise go on, holding its locks, until
+   * the server noticed the client gone. A hung node does not answer this either: it is dropped.
+   */
+  private kill(node: Node, threadId: number | null | undefined): void {
+    if (!threadId || this.closed) return;
+    const killer = createConnection({
+      ...(this.options as ConnectionOptions),
+      host: node.endpoint.host,
+      port: node.endpoint.port,
+      connectTimeout: this.probeLimitMs,
+    });
+    killer.on('error', () => undefined);
+    const late = setTimeout(() => cut(killer), this.probeLimitMs);
+    late.unref();
+    killer.query(`KILL ${Number(threadId)}`, (error) => {
+      clearTimeout(late);
+      if (error) cut(killer);
+      else killer.end(() => undefined);
+    });
   }
 
   /** Session settings of a new pooled connection (SPEC §17). */
@@ -379,6 +537,14 @@ async function assertSynced(db: Queryable): Promise<void> {
   }
 }
 
+/** What a statement cut on a set-aside node fails with: a lost connection (a unit runs again). */
+function lostNode(node: Node): Error {
+  return Object.assign(new Error(`Database ${node.name} did not answer: connection cut`), {
+    code: 'PROTOCOL_CONNECTION_LOST',
+    fatal: true,
+  });
+}
+
 function describe(error: unknown): string {
   const e = error as { code?: unknown; message?: unknown } | null;
   const message = typeof e?.message === 'string' ? e.message : String(error);
@@ -398,5 +564,21 @@ export class FailoverDriver {
   createPool(options: PoolOptions): FailoverPool {
     this.pool = new FailoverPool(options, this.settings);
     return this.pool;
+  }
+}
+
+/**
+ * Runs `work` with no statement time limit on `runner`'s connection (MySQL; elsewhere it just
+ * runs): for migrations, whose DDL may rightly run for minutes on a large table.
+ */
+export async function withoutStatementLimit<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
+  const driver = (runner.connection.options as { driver?: unknown }).driver;
+  const pool = driver instanceof FailoverDriver ? driver.pool : null;
+  if (!pool) return work();
+  const restore = pool.unlimit((await runner.connect()) as PoolConnection);
+  try {
+    return await work();
+  } finally {
+    restore();
   }
 }

@@ -5,6 +5,7 @@ import { DataSource, MigrationExecutor } from 'typeorm';
 import { isRetryableConflict } from './db-errors';
 import { dateParam, isUniqueViolation } from './db-values';
 import { Dialect } from './dialect';
+import { withoutStatementLimit } from './failover-pool';
 
 const LOCK_NAME = 'migrations';
 /** A holder that stops renewing its lock (killed mid-migration) loses it after this long. */
@@ -104,7 +105,10 @@ async function acquire(dataSource: DataSource, holder: string, options: Migratio
   }
 }
 
-/** Pending migrations, each in its own transaction, on one connection whose DDL may wait longer. */
+/**
+ * Pending migrations, each in its own transaction, on one connection whose DDL may wait longer
+ * and has no statement time limit.
+ */
 async function applyPending(dataSource: DataSource): Promise<void> {
   const runner = dataSource.createQueryRunner('master');
   const mysql = Dialect.of(dataSource).isMysql;
@@ -119,7 +123,7 @@ async function applyPending(dataSource: DataSource): Promise<void> {
     }
     const executor = new MigrationExecutor(dataSource, runner);
     executor.transaction = 'each';
-    await executor.executePendingMigrations();
+    await withoutStatementLimit(runner, () => executor.executePendingMigrations());
   } finally {
     if (restore !== null)
       await runner.query(`SET SESSION lock_wait_timeout = ${restore}`).catch(() => undefined);

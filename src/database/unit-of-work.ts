@@ -6,6 +6,7 @@ import { Dialect } from './dialect';
 import { AppConfig } from '../config/app-config';
 import { isConnectionLoss, isRetryableConflict } from './db-errors';
 import { SqliteGate } from './sqlite-gate';
+import { timeLeft, withinTimeLimit } from './time-limit';
 import { currentUnit, runInUnit, runOutsideUnits, type UnitState } from './unit-context';
 
 /** Runs of a unit before it gives up with 503 (the first one included). */
@@ -41,6 +42,11 @@ export interface UnitOfWorkStats {
  * writes inside it, and keep side effects outside the database for after the commit
  * ({@link afterCommit}).
  *
+ * The whole run — waiting for connections, every statement, the retries — has one time limit,
+ * `DB_QUERY_TIMEOUT_MS` (SPEC §17): no retry starts once it has passed, and on MySQL a statement
+ * still waiting then is cut. Then 503. A COMMIT that got no answer in time is like one whose
+ * connection was lost: it may have committed, so it is not run again (503).
+ *
  * On the embedded SQLite database the unit also holds the {@link SqliteGate} from BEGIN to
  * COMMIT, so units run one at a time and no other request's query lands in an open transaction.
  */
@@ -49,11 +55,13 @@ export class UnitOfWork {
   private readonly logger = new Logger('UnitOfWork');
   readonly stats: UnitOfWorkStats = { retries: 0, exhausted: 0 };
   private readonly gate: SqliteGate | null;
+  private readonly timeLimitMs: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     config: AppConfig,
   ) {
+    this.timeLimitMs = config.database.pool.queryTimeoutMs;
     this.gate = null;
     if (!Dialect.of(dataSource).isMysql) {
       this.gate = new SqliteGate(config.database.pool.acquireTimeoutMs);
@@ -69,54 +77,72 @@ export class UnitOfWork {
   /** Runs `work` in one DB transaction, retried whole on conflicts; returns what it returns. */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (currentUnit()) throw new Error('UnitOfWork.run was called inside another unit of work');
+    const { result, afterCommit } = await withinTimeLimit(this.timeLimitMs, () => this.runRetried(work));
+    // After the time limit has closed: the callbacks' own database work is not bound by it.
+    for (const callback of afterCommit) runOutsideUnits(callback);
+    return result;
+  }
+
+  private async runRetried<T>(
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<{ result: T; afterCommit: UnitState['afterCommit'] }> {
     for (let attempt = 1; ; attempt++) {
       const unit: UnitState = { active: true, afterCommit: [] };
       try {
         const result = this.gate
           ? await this.gate.exclusive(() => this.runOnce(unit, work))
           : await this.runOnce(unit, work);
-        for (const callback of unit.afterCommit) runOutsideUnits(callback);
-        return result;
+        return { result, afterCommit: unit.afterCommit };
       } catch (error) {
         if (!(error instanceof RunFailed)) throw error;
         const { reason, duringCommit } = error;
         // Lost connection before COMMIT: nothing was written, run again (maybe on another node).
-        // Lost at COMMIT: it may have committed; running again could write twice, so 503.
+        // Lost (or no answer in time) at COMMIT: it may have committed; running again could write
+        // twice, so 503.
         const retryable = isRetryableConflict(reason) || (isConnectionLoss(reason) && !duringCommit);
         if (!retryable) throw reason;
-        if (attempt >= UNIT_ATTEMPTS) {
-          this.stats.exhausted++;
-          this.logger.warn(
-            { err: reason, attempts: attempt },
-            'Unit of work gave up after repeated conflicts',
-          );
-          throw new ServiceUnavailable();
-        }
-        this.stats.retries++;
-        await sleep(backoff(attempt));
+        await this.beforeRetry(attempt, reason, 'Unit of work');
       }
     }
   }
 
   /**
    * Statements that each commit on their own (no transaction), retried as a whole on the same
-   * conflicts as {@link run}: for single conditional writes that race other replicas (claims).
+   * conflicts as {@link run}, within the same time limit: for single conditional writes that race
+   * other replicas (claims).
    */
   async retrying<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work(this.dataSource.manager);
-      } catch (error) {
-        if (!isRetryableConflict(error)) throw error;
-        if (attempt >= UNIT_ATTEMPTS) {
-          this.stats.exhausted++;
-          this.logger.warn({ err: error, attempts: attempt }, 'Statement gave up after repeated conflicts');
-          throw new ServiceUnavailable();
+    return withinTimeLimit(this.timeLimitMs, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await work(this.dataSource.manager);
+        } catch (error) {
+          if (!isRetryableConflict(error)) throw error;
+          await this.beforeRetry(attempt, error, 'Statement');
         }
-        this.stats.retries++;
-        await sleep(backoff(attempt));
       }
+    });
+  }
+
+  /**
+   * Waits before run `attempt + 1`, or gives up with 503: after {@link UNIT_ATTEMPTS} runs, or
+   * when the next one could not start within the time limit.
+   */
+  private async beforeRetry(attempt: number, reason: unknown, what: string): Promise<void> {
+    const pause = backoff(attempt);
+    const left = timeLeft() ?? Infinity;
+    if (attempt >= UNIT_ATTEMPTS || left <= pause) {
+      this.stats.exhausted++;
+      this.logger.warn(
+        { err: reason, attempts: attempt, timeLimitMs: this.timeLimitMs },
+        attempt >= UNIT_ATTEMPTS
+          ? `${what} gave up after repeated conflicts`
+          : `${what} gave up: its time limit passed`,
+      );
+      throw new ServiceUnavailable();
     }
+    this.stats.retries++;
+    await sleep(pause);
   }
 
   /**

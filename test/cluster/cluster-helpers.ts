@@ -1,5 +1,7 @@
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { RunningService, startService } from '../ops/service-process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jsonLines, RunningService, startService } from '../ops/service-process';
 import { ADMIN } from '../setup/test-app';
 import { GaleraCluster, nodeUrl } from './galera';
 
@@ -177,4 +179,65 @@ export function summarize(answers: Answer[], expected: (a: Answer) => boolean): 
     bad.set(key, (bad.get(key) ?? 0) + 1);
   }
   return [...bad.entries()].map(([k, n]) => `${n}× ${k}`).join('\n');
+}
+
+const UNAVAILABLE = '{"detail":"Service temporarily unavailable."}';
+
+/** Creates then retrieves, continuously, through one replica; every answer with its time. */
+export function steadyLoad(replica: RunningService, auth: string): { stop: () => Promise<Answer[]> } {
+  const answers: Answer[] = [];
+  let running = true;
+  const worker = async () => {
+    while (running) {
+      const created = await call('POST', `${replica.url}${TX_PATH}`, {
+        body: txBody(),
+        headers: { Authorization: auth },
+      });
+      answers.push(created);
+      if (created.status === 201) {
+        answers.push(await call('GET', `${replica.url}${TX_PATH}${String(created.body.session_id)}/`));
+      }
+      await sleep(25);
+    }
+  };
+  const workers = Promise.all([worker(), worker(), worker()]);
+  return {
+    stop: async () => {
+      running = false;
+      await workers;
+      return answers;
+    },
+  };
+}
+
+/** The replica's warning and error log lines (why it answered 503), for a failure's message. */
+export const warnings = (replica: RunningService): string =>
+  jsonLines(replica.output.stdout)
+    .filter((line) => Number(line.level) >= 40 && line.msg !== 'request completed')
+    .map((line) => JSON.stringify(line).slice(0, 600))
+    .slice(0, 10)
+    .join('\n');
+
+export const succeeded = (a: Answer): boolean => a.status === 201 || a.status === 200;
+
+/** SPEC §17: success, or 503 with its body and Retry-After — within `limitMs`. */
+export const answeredWithin =
+  (limitMs: number) =>
+  (a: Answer): boolean =>
+    a.ms <= limitMs &&
+    (succeeded(a) ||
+      (a.status === 503 && JSON.stringify(a.body) === UNAVAILABLE && a.headers.get('retry-after') === '1'));
+
+/** Polls `check` every 200 ms until it holds; how long that took (fails past `timeoutMs`). */
+export async function waitFor(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    assert.ok(Date.now() - started < timeoutMs, `timed out waiting for ${what}`);
+    await sleep(200);
+  }
+  return Date.now() - started;
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jsonLines, type RunningService } from '../ops/service-process';
+import { type RunningService } from '../ops/service-process';
 import {
-  Answer,
+  answeredWithin,
   call,
   cluster,
   dropDatabase,
@@ -12,64 +12,18 @@ import {
   seedThrough,
   startReplica,
   startReplicas,
+  steadyLoad,
   stopReplica,
+  succeeded,
   summarize,
   TX_PATH,
   txBody,
+  waitFor,
+  warnings,
 } from './cluster-helpers';
 
-const UNAVAILABLE = '{"detail":"Service temporarily unavailable."}';
-
-/** Creates then retrieves, continuously, through one replica; every answer with its time. */
-function steadyLoad(replica: RunningService, auth: string): { stop: () => Promise<Answer[]> } {
-  const answers: Answer[] = [];
-  let running = true;
-  const worker = async () => {
-    while (running) {
-      const created = await call('POST', `${replica.url}${TX_PATH}`, {
-        body: txBody(),
-        headers: { Authorization: auth },
-      });
-      answers.push(created);
-      if (created.status === 201) {
-        answers.push(await call('GET', `${replica.url}${TX_PATH}${String(created.body.session_id)}/`));
-      }
-      await sleep(25);
-    }
-  };
-  const workers = Promise.all([worker(), worker(), worker()]);
-  return {
-    stop: async () => {
-      running = false;
-      await workers;
-      return answers;
-    },
-  };
-}
-
-/** The replica's warning and error log lines (why it answered 503), for a failure's message. */
-const warnings = (replica: RunningService): string =>
-  jsonLines(replica.output.stdout)
-    .filter((line) => Number(line.level) >= 40 && line.msg !== 'request completed')
-    .map((line) => JSON.stringify(line).slice(0, 600))
-    .slice(0, 10)
-    .join('\n');
-
-const succeeded = (a: Answer) => a.status === 201 || a.status === 200;
-/** SPEC §17: success, or 503 with its body and Retry-After — within 5 s. */
-const acceptable = (a: Answer) =>
-  a.ms <= 5500 &&
-  (succeeded(a) ||
-    (a.status === 503 && JSON.stringify(a.body) === UNAVAILABLE && a.headers.get('retry-after') === '1'));
-
-async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    assert.ok(Date.now() - started < timeoutMs, `timed out waiting for ${what}`);
-    await sleep(200);
-  }
-  return Date.now() - started;
-}
+/** SPEC §17 for a node killed: success, or 503 with its body and Retry-After — within 5 s. */
+const acceptable = answeredWithin(5500);
 
 describe('start-up on a Galera cluster', () => {
   it('two replicas starting at once on a fresh database on two nodes both start and migrate once (5 rounds)', async () => {

@@ -93,6 +93,43 @@ export class GaleraCluster {
   }
 
   /**
+   * SIGSTOPs one node's mariadbd: a hung node (a frozen VM, a partition that drops packets) — its
+   * sockets stay open, the kernel still accepts connections, nothing answers.
+   */
+  freeze(node: number): void {
+    process.kill(this.pidOf(node), 'SIGSTOP');
+    this.log(`node ${node} frozen (SIGSTOP)`);
+  }
+
+  /**
+   * SIGCONTs a frozen node. The others evicted it meanwhile: it finds itself outside the primary
+   * component and rejoins (IST). Resolves once it is Synced again, with how long that took.
+   */
+  async thaw(node: number, timeoutMs = 90_000): Promise<number> {
+    const started = Date.now();
+    process.kill(this.pidOf(node), 'SIGCONT');
+    // Right after SIGCONT it still shows its old view (Synced): wait until another node counts it
+    // back in, then until it is Synced again.
+    const other = (node + 1) % NODE_COUNT;
+    const deadline = started + timeoutMs;
+    while (Number((await this.status(other))?.wsrep_cluster_size ?? 0) !== NODE_COUNT) {
+      if (Date.now() > deadline)
+        throw new Error(`node ${node} not back in the cluster within ${timeoutMs} ms`);
+      await sleep(250);
+    }
+    await this.waitSynced(node, Math.max(deadline - Date.now(), 1000));
+    const took = Date.now() - started;
+    this.log(`node ${node} thawed (SIGCONT), Synced again in ${took} ms`);
+    return took;
+  }
+
+  private pidOf(node: number): number {
+    const pid = this.processes.get(node)?.pid ?? this.pidFromFile(node);
+    if (!pid) throw new Error(`node ${node} is not running`);
+    return pid;
+  }
+
+  /**
    * Starts a stopped node again, as Debian's systemd unit does after a crash: `galera_recovery`
    * (`mariadbd --wsrep-recover`) reads the last committed position from InnoDB, and the node
    * starts from it (`--wsrep-start-position`), so it rejoins by incremental state transfer from a
