@@ -258,6 +258,20 @@ class Env {
   @Min(1)
   @Max(1440)
   ADMIN_SESSION_IDLE_MINUTES?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024 * 1024)
+  @Max(1024 * 1024 * 1024)
+  BODY_BYTES_IN_FLIGHT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(8000)
+  BODY_WAIT_MS?: number;
 }
 
 /** How long a request may wait for a database connection, and how many a replica holds. */
@@ -319,6 +333,10 @@ export class AppConfig {
   readonly metricsToken: string | null;
   /** An admin console session unused this long is signed out (SPEC §19). */
   readonly adminSessionIdleMinutes: number;
+  /** SPEC §17: bytes of request bodies read and parsed at once (each weighs its declared length). */
+  readonly bodyBytesInFlight: number;
+  /** How long a body waits for {@link bodyBytesInFlight} room before a 503. */
+  readonly bodyWaitMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -412,5 +430,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiKeyCacheMs: env.API_KEY_CACHE_MS ?? 5000,
     metricsToken: env.METRICS_TOKEN ?? null,
     adminSessionIdleMinutes: env.ADMIN_SESSION_IDLE_MINUTES ?? 30,
+    bodyBytesInFlight: env.BODY_BYTES_IN_FLIGHT ?? 8 * 1024 * 1024,
+    bodyWaitMs: env.BODY_WAIT_MS ?? 2000,
   } as AppConfig);
 }
