@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
-import { RequestBodies } from './request-bodies';
+import { hasBody, RequestBodies } from './request-bodies';
 
 /**
  * Global: reads the request body (JSON, urlencoded) before the route's own interceptors and pipes.
@@ -16,8 +16,8 @@ export class BodyReadingInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
-    return from(this.bodies.read(http.getRequest<Request>(), http.getResponse<Response>())).pipe(
-      switchMap(() => next.handle()),
-    );
+    const req = http.getRequest<Request>();
+    if (!hasBody(req)) return next.handle(); // most requests (GET): nothing to wait for
+    return from(this.bodies.read(req, http.getResponse<Response>())).pipe(switchMap(() => next.handle()));
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { BodyRefused, bodyParserError } from '../errors/body-errors';
 import { BodyGate } from './body-gate';
 import { jsonBody, rejectInvalidUtf8 } from './json-body';
@@ -65,6 +66,11 @@ export class RequestBodies {
       leave();
     }
   }
+}
+
+/** Whether the request has a body at all (what `req.is` checks first): chunked, or a length > 0. */
+export function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 /** `Content-Length`, or null when the body is chunked (it may grow up to the limit). */
