@@ -92,19 +92,17 @@ export class AttachmentUploadInterceptor implements NestInterceptor {
   private async read(req: Request, res: Response): Promise<void> {
     if (!req.is('multipart/form-data')) return; // another kind: not this interceptor's to read
     // Weighs what it may grow to; the limits themselves (and their messages) are multer's and ours below.
-    const leave = await this.gate.enter(Math.min(declaredLength(req) ?? this.budget, this.budget));
-    req.once('close', leave);
-    try {
-      await new Promise<void>((resolvePromise, reject) => {
-        this.upload(req, res, (error?: unknown) => {
-          if (error) reject(this.translate(error));
-          else resolvePromise();
-        });
+    await this.gate.enterUntilAnswered(
+      res,
+      Math.min(declaredLength(req) ?? this.budget, this.budget),
+      req.receivedAt,
+    );
+    await new Promise<void>((resolvePromise, reject) => {
+      this.upload(req, res, (error?: unknown) => {
+        if (error) reject(this.translate(error));
+        else resolvePromise();
       });
-    } finally {
-      req.off('close', leave);
-      leave();
-    }
+    });
     if (nestedDeeperThan(req.body, MAX_JSON_DEPTH)) {
       throw new BadRequest(`Multipart form parse error - the body is ${TOO_DEEP_MESSAGE}.`);
     }

@@ -269,7 +269,7 @@ class Env {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
-  @Min(0)
+  @Min(100)
   @Max(8000)
   BODY_WAIT_MS?: number;
 }
@@ -335,7 +335,7 @@ export class AppConfig {
   readonly adminSessionIdleMinutes: number;
   /** SPEC §17: bytes of request bodies read and parsed at once (each weighs its declared length). */
   readonly bodyBytesInFlight: number;
-  /** How long a body waits for {@link bodyBytesInFlight} room before a 503. */
+  /** How long after its request arrived a body may wait for {@link bodyBytesInFlight} room (then 503). */
   readonly bodyWaitMs: number;
 
   constructor(values: AppConfig) {

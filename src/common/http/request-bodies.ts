@@ -18,8 +18,8 @@ const FORM_TYPE = 'application/x-www-form-urlencoded';
  * that needs credentials is authenticated before its body is read (SPEC §3), and by a guard that
  * needs the body itself (the pages' CSRF token). Multipart bodies are the upload interceptor's.
  *
- * Each read passes the {@link BodyGate} (SPEC §17) with its declared length; one declared over the
- * limit is refused before it is read or waits for the gate.
+ * Each read passes the {@link BodyGate} (SPEC §17) with its declared length, until the request is
+ * answered; one declared over the limit is refused before it is read or waits for the gate.
  */
 @Injectable()
 export class RequestBodies {
@@ -54,16 +54,11 @@ export class RequestBodies {
     const declared = declaredLength(req);
     if (declared !== null && declared > BODY_LIMIT_BYTES)
       throw new BodyRefused(413, 'Request body is too large.');
-    const leave = await this.gate.enter(declared ?? BODY_LIMIT_BYTES);
-    // A client that goes away mid-body must not keep its bytes counted.
-    req.once('close', leave);
+    await this.gate.enterUntilAnswered(res, declared ?? BODY_LIMIT_BYTES, req.receivedAt);
     try {
       await run(parser, req, res);
     } catch (error) {
       throw bodyParserError(error) ?? error;
-    } finally {
-      req.off('close', leave);
-      leave();
     }
   }
 }

@@ -7,6 +7,8 @@ declare module 'http' {
   interface IncomingMessage {
     /** The request id (`X-Request-Id`), for log lines about this request. */
     id: string;
+    /** `performance.now()` when the service took the request up: limits measured from arrival. */
+    receivedAt: number;
   }
 }
 
@@ -32,6 +34,7 @@ export function requestLogging(logger: Logger) {
     const sent = req.headers['x-request-id'];
     const id = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
     req.id = id;
+    req.receivedAt = started;
     res.setHeader('X-Request-Id', id);
     const done = (): void => {
       res.off('finish', done);
