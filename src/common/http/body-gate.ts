@@ -10,16 +10,16 @@ interface Waiter {
 
 /**
  * SPEC §17: a limit on the request bodies read and parsed at once, counted in bytes (a body weighs
- * its declared length, or the most it may reach), held until the request is answered: parsing a
- * megabyte of JSON holds the event loop ≈ 60 ms and turning it into a validated DTO about as long
- * again, so a burst of them would hold it for seconds and every other caller with it. Released
- * right after parsing, the next bodies would be admitted while the last ones are still validated,
- * and the backlog would only move out of the gate into the event loop (and the kernel's socket
- * queues, where no wait can be measured). Past the limit a body waits its turn (first come, first served) until `waitMs`
- * after its request arrived, then is refused with 503 + `Retry-After`: its bytes are never read.
- * Measured from arrival, not from the gate: when the process is behind (its event loop busy with
- * the bodies it admitted), requests reach the gate late, and one that already waited that long
- * elsewhere is refused at once instead of adding its body to the backlog.
+ * its declared length, or the most it may reach) and held until its request is answered. Parsing
+ * a megabyte of JSON holds the event loop ≈ 60 ms and validating it about as long again: a burst of
+ * them would hold it for seconds, and every other caller with it. (Released right after parsing,
+ * the gate would admit the next bodies while the last ones are still being validated: the backlog
+ * would only move into the event loop, where no wait is measured.)
+ *
+ * Past the limit a body waits its turn (first come, first served) until `waitMs` after its request
+ * arrived, then is refused with 503 + `Retry-After`: its bytes are never read. Counted from
+ * arrival, not from the gate: a request that reaches the gate late (the process is behind) is
+ * refused at once instead of adding its body to the backlog.
  *
  * Bytes, not bodies: the usual small bodies weigh almost nothing, so a few slow uploads cannot
  * shut them out, while a burst of large ones is held to `capacity` bytes at a time.
@@ -34,14 +34,15 @@ export class BodyGate {
   ) {}
 
   /**
-   * Resolves with the function that gives the bytes back (call it once the body is parsed or has
-   * failed; later calls do nothing), or rejects with {@link ServiceUnavailable} `waitMs` after
-   * `arrivedAt` (a `performance.now()` time). A body larger than the whole capacity weighs the
-   * capacity: alone, it may always be read.
+   * Resolves with the function that gives the bytes back (call it once the request is done with
+   * its body; later calls do nothing), or rejects with {@link ServiceUnavailable} `waitMs` after
+   * `arrivedAt` (a `performance.now()` time; unknown: now). A body larger than the whole capacity
+   * weighs the capacity: alone, it may always be read.
    */
-  enter(bytes: number, arrivedAt: number = performance.now()): Promise<() => void> {
+  enter(bytes: number, arrivedAt?: number): Promise<() => void> {
     const weight = Math.min(Math.max(1, Math.ceil(bytes)), this.capacity);
-    const left = arrivedAt + this.waitMs - performance.now();
+    const now = performance.now();
+    const left = (Number.isFinite(arrivedAt) ? (arrivedAt as number) : now) + this.waitMs - now;
     if (left <= 0) return Promise.reject(new ServiceUnavailable());
     if (this.waiting.length === 0 && this.inFlight + weight <= this.capacity) {
       return Promise.resolve(this.take(weight));
@@ -64,7 +65,7 @@ export class BodyGate {
    * Enters for the body of the request `res` answers, and gives the bytes back once it is answered
    * or its connection closed. Rejects as {@link enter} does.
    */
-  async enterUntilAnswered(res: ServerResponse, bytes: number, arrivedAt: number): Promise<void> {
+  async enterUntilAnswered(res: ServerResponse, bytes: number, arrivedAt?: number): Promise<void> {
     const leave = await this.enter(bytes, arrivedAt);
     if (res.writableFinished || res.destroyed) return leave();
     res.once('finish', leave);
