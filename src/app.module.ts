@@ -8,6 +8,7 @@ import { AuthModule } from './auth/auth.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { ErrorFilter } from './common/errors/error.filter';
+import { RequestBodiesModule } from './common/http/request-bodies.module';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -32,6 +33,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         MetricsModule,
+        RequestBodiesModule,
         ScheduleModule.forRoot(),
         AuthModule,
         CurrenciesModule,

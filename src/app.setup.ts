@@ -1,9 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import express from 'express';
 import type { Logger } from 'pino';
 import { answerMalformedRequests } from './common/http/client-error';
-import { jsonBody, rejectInvalidUtf8 } from './common/http/json-body';
 import { requireKnownMediaType } from './common/http/media-type.middleware';
 import { requestLogging } from './common/http/request-logging';
 import { unredactedSibling } from './common/logging/logger';
@@ -12,8 +10,6 @@ import { Metrics } from './metrics/metrics';
 import { ignoreTrailingSlash } from './common/http/trailing-slash.middleware';
 import { buildOpenApiDocument } from './openapi/openapi';
 import { applyTrustProxy } from './config/trust-proxy';
-
-const BODY_LIMIT = '1mb';
 
 /**
  * Everything about the HTTP edge that is not a module: used by main.ts AND by the e2e tests, so
@@ -30,15 +26,8 @@ export function configureApp(app: NestExpressApplication, logger: Logger): NestE
   app.use(httpMetrics(app.get(Metrics)));
   app.use(ignoreTrailingSlash);
   app.use(requireKnownMediaType);
-  app.use(jsonBody(BODY_LIMIT));
-  app.use(
-    express.urlencoded({
-      extended: true,
-      limit: BODY_LIMIT,
-      parameterLimit: 1000,
-      verify: rejectInvalidUtf8,
-    }),
-  );
+  // No body parser here: bodies are read after authentication, by the global BodyReadingInterceptor
+  // (JSON, urlencoded) and the upload interceptor (multipart), through one BodyGate (SPEC §3, §17).
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',

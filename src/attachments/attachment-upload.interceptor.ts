@@ -7,6 +7,9 @@ import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { catchError, from, mergeMap, Observable, switchMap } from 'rxjs';
 import { BadRequest, DomainError, FieldErrors, PayloadTooLarge } from '../common/errors/domain-errors';
+import { BodyGate } from '../common/http/body-gate';
+import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../common/http/json-depth';
+import { declaredLength } from '../common/http/request-bodies';
 import { AppConfig } from '../config/app-config';
 
 /** Form fields of a multipart body: as for the 1 MB JSON limit (SPEC §1), plus part headers. */
@@ -25,18 +28,25 @@ class BodyTooLarge extends Error {}
  * `req.body`, at most one file, written to the upload folder while it arrives and cut off at
  * `ATTACHMENT_MAX_BYTES` (413), the whole body at that plus 1 MB of fields. The temporary file is
  * removed once the request is handled (the service moves an accepted one into storage first).
+ * Like every body, it is read only after authentication and through the {@link BodyGate} (SPEC §3,
+ * §17); field names like `a[b][c]` nest, at most 32 levels as in JSON.
  */
 @Injectable()
 export class AttachmentUploadInterceptor implements NestInterceptor {
   private readonly upload: RequestHandler;
   private readonly maxBytes: number;
+  private readonly budget: number;
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    private readonly gate: BodyGate,
+  ) {
     const destination = incomingDir(config.attachmentDir);
     mkdirSync(destination, { recursive: true });
     void removeStaleUploads(destination);
     this.maxBytes = config.attachmentMaxBytes;
     const budget = config.attachmentMaxBytes + FIELDS_BUDGET;
+    this.budget = budget;
     const options: multer.Options & { streamHandler: (req: Readable, busboy: Writable) => void } = {
       storage: multer.diskStorage({ destination }),
       limits: { fileSize: config.attachmentMaxBytes, files: 1, fields: 1000, fieldSize: 1024 * 1024 },
@@ -79,13 +89,23 @@ export class AttachmentUploadInterceptor implements NestInterceptor {
     );
   }
 
-  private read(req: Request, res: Response): Promise<void> {
-    return new Promise((resolvePromise, reject) => {
+  private async read(req: Request, res: Response): Promise<void> {
+    if (!req.is('multipart/form-data')) return; // another kind: not this interceptor's to read
+    // Weighs what it may grow to; the limits themselves (and their messages) are multer's and ours below.
+    await this.gate.enterUntilAnswered(
+      res,
+      Math.min(declaredLength(req) ?? this.budget, this.budget),
+      req.receivedAt,
+    );
+    await new Promise<void>((resolvePromise, reject) => {
       this.upload(req, res, (error?: unknown) => {
         if (error) reject(this.translate(error));
         else resolvePromise();
       });
     });
+    if (nestedDeeperThan(req.body, MAX_JSON_DEPTH)) {
+      throw new BadRequest(`Multipart form parse error - the body is ${TOO_DEEP_MESSAGE}.`);
+    }
   }
 
   private translate(error: unknown): Error {

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { PermissionDenied } from '../common/errors/domain-errors';
+import { RequestBodies } from '../common/http/request-bodies';
 
 /**
  * CSRF protection of the pages' forms: a double-submit token. A GET sets a random cookie (HttpOnly,
@@ -71,10 +72,16 @@ export class CsrfRejected extends PermissionDenied {
   }
 }
 
+/** Reads the form first: guards run before the global interceptor that reads bodies. */
 @Injectable()
 export class CsrfGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    if (!csrfValid(context.switchToHttp().getRequest<Request>())) throw new CsrfRejected();
+  constructor(private readonly bodies: RequestBodies) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    await this.bodies.read(req, http.getResponse<Response>());
+    if (!csrfValid(req)) throw new CsrfRejected();
     return true;
   }
 }

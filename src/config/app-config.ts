@@ -277,6 +277,20 @@ class Env {
     },
   })
   TRUST_PROXY?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024 * 1024)
+  @Max(1024 * 1024 * 1024)
+  BODY_BYTES_IN_FLIGHT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(8000)
+  BODY_WAIT_MS?: number;
 }
 
 /** How long a request may wait for a database connection or an answer, and how many a replica holds. */
@@ -345,6 +359,10 @@ export class AppConfig {
   readonly adminSessionIdleMinutes: number;
   /** Whose `X-Forwarded-For` names the client (SPEC §3's source address): see trust-proxy.ts. */
   readonly trustProxy: TrustProxy;
+  /** SPEC §17: bytes of request bodies read and parsed at once (each weighs its declared length). */
+  readonly bodyBytesInFlight: number;
+  /** How long after its request arrived a body may wait for {@link bodyBytesInFlight} room (then 503). */
+  readonly bodyWaitMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -440,5 +458,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metricsToken: env.METRICS_TOKEN ?? null,
     adminSessionIdleMinutes: env.ADMIN_SESSION_IDLE_MINUTES ?? 30,
     trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
+    bodyBytesInFlight: env.BODY_BYTES_IN_FLIGHT ?? 8 * 1024 * 1024,
+    bodyWaitMs: env.BODY_WAIT_MS ?? 2000,
   } as AppConfig);
 }

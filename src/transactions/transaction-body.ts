@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { addFieldError, FieldErrors, FieldErrorTree } from '../common/errors/domain-errors';
+import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../common/http/json-depth';
 import { pyType } from '../common/validation/messages';
 
 export type BodyMediaType = 'json' | 'form' | 'multipart';
@@ -31,6 +32,7 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
     } else if (items.length === 1 && typeof items[0] === 'string' && items[0].trim().startsWith('[')) {
       const parsed = parseJson(items[0]);
       if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
+      else if (tooDeep(parsed)) addFieldError(errors, name, TOO_DEEP);
       else fields[name] = parsed;
     } else {
       fields[name] = items;
@@ -45,6 +47,7 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
     }
     const parsed = parseJson(value);
     if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
+    else if (tooDeep(parsed)) addFieldError(errors, name, TOO_DEEP);
     else fields[name] = parsed;
   }
   // An empty duration input is "not set" in a form; in JSON `""` is a wrong value (400).
@@ -52,6 +55,10 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
   if (Object.keys(errors).length) throw new FieldErrors(errors);
   return fields;
 }
+
+/** SPEC §17, as for a JSON body: the field sits at level 2 of the body. */
+const tooDeep = (value: unknown): boolean => nestedDeeperThan(value, MAX_JSON_DEPTH - 1);
+const TOO_DEEP = `Value is ${TOO_DEEP_MESSAGE} (the body counts as one).`;
 
 const INVALID = Symbol('invalid');
 function parseJson(text: string): unknown {

@@ -222,9 +222,10 @@ describe('operations API', () => {
       .post(OPERATION_PATH)
       .send({ operation: 'cancel', session_id: id })
       .expect(401);
+    // The body of a request without valid credentials is never parsed (SPEC §3): the operation is unknown.
     assert.deepEqual(none.body, {
       detail: 'Authentication credentials were not provided.',
-      operation: 'cancel',
+      operation: null,
       result: 'failed',
     });
     assert.ok(none.headers['www-authenticate']);

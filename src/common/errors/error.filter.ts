@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDatabaseUnavailable } from '../../database/db-errors';
+import { bodyParserError } from './body-errors';
 import { DomainError, ServiceUnavailable } from './domain-errors';
 
 /**
@@ -19,11 +20,11 @@ export class ErrorFilter implements ExceptionFilter {
     if (res.headersSent) return;
     const { status, body, headers } = this.describe(error, req);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(status).json(this.render(body, req));
+    res.status(status).json(this.render(body, req, error));
   }
 
   /** The body as sent: a route family with its own error shape (operations) overrides this. */
-  protected render(body: unknown, _req: Request): unknown {
+  protected render(body: unknown, _req: Request, _error?: unknown): unknown {
     return body;
   }
 
@@ -36,13 +37,13 @@ export class ErrorFilter implements ExceptionFilter {
     }
     if (error instanceof HttpException) {
       // Nest turns multer's limit errors into 400s; a field over the body limit is a 413 (SPEC §1).
-      const tooLarge = parserErrorStatus(error.cause);
-      if (tooLarge?.status === 413) return tooLarge;
+      const tooLarge = bodyParserError(error.cause);
+      if (tooLarge?.status === 413) return { status: 413, body: tooLarge.body(), headers: tooLarge.headers };
       const status = error.getStatus();
       return { status, body: { detail: detailFor(status, error) }, headers: {} };
     }
-    const bodyParserStatus = parserErrorStatus(error);
-    if (bodyParserStatus) return bodyParserStatus;
+    const refused = bodyParserError(error);
+    if (refused) return { status: refused.status, body: refused.body(), headers: refused.headers };
     if (isDatabaseUnavailable(error)) {
       // Out of reach or contended right now (SPEC §17): the client retries; never a 500.
       this.logger.warn({ err: error, reqId: req.id }, 'Database unavailable');
@@ -71,35 +72,4 @@ function detailFor(status: number, error: HttpException): string {
       return typeof message === 'string' ? message : error.message;
     }
   }
-}
-
-/** Errors thrown by body-parser / multer carry a `status` or a `code`. */
-function parserErrorStatus(
-  error: unknown,
-): { status: number; body: unknown; headers: Record<string, string> } | null {
-  if (typeof error !== 'object' || error === null) return null;
-  const e = error as { status?: number; type?: string; code?: string; message?: string };
-  if (
-    e.type === 'entity.too.large' ||
-    e.code === 'LIMIT_FILE_SIZE' ||
-    e.code === 'LIMIT_FIELD_VALUE' ||
-    e.code === 'LIMIT_FIELD_COUNT' ||
-    e.code === 'LIMIT_PART_COUNT'
-  ) {
-    return { status: 413, body: { detail: 'Request body is too large.' }, headers: {} };
-  }
-  if (e.type === 'entity.parse.failed') {
-    return {
-      status: 400,
-      body: { detail: `JSON parse error - ${e.message ?? 'invalid JSON'}` },
-      headers: {},
-    };
-  }
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-    return { status: 415, body: { detail: e.message }, headers: {} };
-  }
-  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    return { status: e.status, body: { detail: e.message ?? 'Bad request.' }, headers: {} };
-  }
-  return null;
 }

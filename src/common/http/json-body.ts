@@ -1,5 +1,6 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { isLosslessNumber, parse } from 'lossless-json';
+import { MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from './json-depth';
 
 /** Top-level keys whose JSON numbers are read as their exact decimal text (SPEC §4 `amount`). */
 const DECIMAL_KEYS = new Set(['amount', 'fee_fixed', 'fee_percent']);
@@ -7,31 +8,53 @@ const DECIMAL_KEYS = new Set(['amount', 'fee_fixed', 'fee_percent']);
 /**
  * Parses JSON keeping the digits of money: `12.50` arrives as the text "12.50", not 12.5. Only the
  * body's own money keys: an `amount` nested in `extra` is the merchant's data and stays a number.
+ * A document nested deeper than {@link MAX_JSON_DEPTH} levels is refused (SPEC §17): the walk that
+ * converts the values counts the depth, so the check costs no second pass.
  */
 export function parseJsonKeepingDecimals(text: string): unknown {
-  const value = parse(text);
-  if (!isPlainObject(value)) return plainValues(value);
+  const value = parseNotTooDeep(text);
+  if (!isPlainObject(value)) return plainValues(value, 1);
   // fromEntries defines own properties: a `__proto__` key stays a plain (ignored) key.
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [
       checkedText(key),
-      DECIMAL_KEYS.has(key) && isLosslessNumber(item) ? item.value : plainValues(item),
+      DECIMAL_KEYS.has(key) && isLosslessNumber(item) ? item.value : plainValues(item, 2),
     ]),
   );
+}
+
+/**
+ * lossless-json's parser recurses once per level: a megabyte of `[` exhausts the stack there,
+ * before our walk could count it. That is a document far too deep, not a fault.
+ */
+function parseNotTooDeep(text: string): unknown {
+  try {
+    return parse(text);
+  } catch (error) {
+    if (error instanceof RangeError)
+      throw new Error(`the document is ${TOO_DEEP_MESSAGE}.`, { cause: error });
+    throw error;
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
 }
 
-/** Every LosslessNumber inside as a JS number, every string checked (walked in place). */
-function plainValues(value: unknown): unknown {
+/**
+ * Every LosslessNumber inside as a JS number, every string checked (walked in place); `depth` is
+ * the level `value` sits at (the document is level 1).
+ */
+function plainValues(value: unknown, depth: number): unknown {
   if (isLosslessNumber(value)) return Number(value.value);
   if (typeof value === 'string') return checkedText(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > MAX_JSON_DEPTH) throw new Error(`the document is ${TOO_DEEP_MESSAGE}.`);
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = plainValues(value[i]);
-  } else if (isPlainObject(value)) {
-    for (const key of Object.keys(value)) value[checkedText(key)] = plainValues(value[key]);
+    for (let i = 0; i < value.length; i++) value[i] = plainValues(value[i], depth + 1);
+  } else {
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) object[checkedText(key)] = plainValues(object[key], depth + 1);
   }
   return value;
 }
@@ -63,7 +86,7 @@ export function rejectInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, en
 }
 
 /** JSON body parser (1 MB → 413), lossless for money; malformed JSON → 400 (SPEC §1). */
-export function jsonBody(limit: string) {
+export function jsonBody(limit: string | number) {
   const readText = express.text({
     type: ['application/json', 'application/*+json'],
     limit,

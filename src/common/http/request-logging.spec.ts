@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { requestLogging } from './request-logging';
+import { redactedUrl, requestLogging } from './request-logging';
 
 describe('access log', () => {
   const lines: Record<string, unknown>[] = [];
@@ -67,5 +67,67 @@ describe('access log', () => {
     const line = lineOf('gone-1')!;
     assert.equal(line.msg, 'request aborted');
     assert.equal(line.level, 40);
+  });
+
+  it('redacts e-mail, phone and customer query parameters (issue #22 item 9), as sent or percent-encoded', async () => {
+    const res = await fetch(
+      `${base}/b/checkout/v1/admin/pymt-txn/?state=paid&customer_email=jane%40example.com&customer_phone=%2B96550001234`,
+      { headers: { 'X-Request-Id': 'search-1' } },
+    );
+    assert.equal(res.status, 200);
+    assert.equal(
+      (lineOf('search-1')!.req as { url: string }).url,
+      '/b/checkout/v1/admin/pymt-txn/?state=paid&customer_email=[redacted]&customer_phone=[redacted]',
+    );
+    assert.doesNotMatch(JSON.stringify(lines), /jane|96550001234/);
+  });
+});
+
+describe('redactedUrl', () => {
+  it('keeps a URL without a query, and harmless parameters, as they are', () => {
+    assert.equal(redactedUrl('/b/checkout/v1/pymt-txn/abc/'), '/b/checkout/v1/pymt-txn/abc/');
+    assert.equal(
+      redactedUrl(
+        '/b/checkout/v1/admin/pymt-txn/?state=paid&order_no=A-1&limit=20&created_after=2026-01-01T00:00:00Z',
+      ),
+      '/b/checkout/v1/admin/pymt-txn/?state=paid&order_no=A-1&limit=20&created_after=2026-01-01T00:00:00Z',
+    );
+    assert.equal(redactedUrl('/x?flag&lang=ar'), '/x?flag&lang=ar');
+  });
+
+  it('redacts by the decoded name: credentials, e-mail, phone, customer data, in any spelling', () => {
+    for (const name of [
+      'card',
+      'key',
+      'password',
+      'customer_email',
+      'customer_phone',
+      'email',
+      'phone',
+      'mobile',
+      'customer_id',
+      'customer_first_name',
+      'Email',
+      'customer%5Femail',
+      'customer_email[]',
+      'customer_email%5B0%5D',
+      'api_key',
+      'token',
+    ]) {
+      assert.equal(redactedUrl(`/p?a=1&${name}=secret-value&b=2`), `/p?a=1&${name}=[redacted]&b=2`, name);
+    }
+  });
+
+  it('redacts a value that looks like an e-mail address or a card number under any name', () => {
+    assert.equal(redactedUrl('/p?order_no=jane%40example.com'), '/p?order_no=[redacted]');
+    assert.equal(redactedUrl('/p?q=jane@example.com&x=1'), '/p?q=[redacted]&x=1');
+    assert.equal(redactedUrl('/p?q=4111111111111111'), '/p?q=[redacted]');
+    assert.equal(redactedUrl('/p?q=4111+1111+1111+1111'), '/p?q=[redacted]');
+    assert.equal(redactedUrl('/p?q=4111-1111-1111-1111'), '/p?q=[redacted]');
+    assert.equal(redactedUrl('/p?limit=100&q=12345'), '/p?limit=100&q=12345');
+  });
+
+  it('judges a malformed escape as sent, never throwing', () => {
+    assert.equal(redactedUrl('/p?email%=x&q=%E0%A4%A'), '/p?email%=[redacted]&q=%E0%A4%A');
   });
 });

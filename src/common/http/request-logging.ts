@@ -7,11 +7,20 @@ declare module 'http' {
   interface IncomingMessage {
     /** The request id (`X-Request-Id`), for log lines about this request. */
     id: string;
+    /** `performance.now()` when the service took the request up: limits measured from arrival. */
+    receivedAt: number;
   }
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const SECRET_QUERY = /([?&](?:card|key|password)=)[^&]*/gi;
+/**
+ * Query parameters whose values never reach the log: credentials, and card-holder data (the admin
+ * search's `customer_email`, a saved card's `customer_id`, any e-mail or phone filter). Matched on
+ * the decoded name, so `customer%5Femail` or `email[]` are caught too.
+ */
+const SECRET_NAME = /card|key|password|secret|token|email|phone|mobile|customer/i;
+/** A value that looks like an e-mail address or a card number, whatever its parameter's name. */
+const SECRET_VALUE = /@|\d(?:[ -]?\d){12,18}/;
 
 /**
  * The access log: one JSON line per request, once it is answered (or the client went away), with
@@ -25,6 +34,7 @@ export function requestLogging(logger: Logger) {
     const sent = req.headers['x-request-id'];
     const id = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
     req.id = id;
+    req.receivedAt = started;
     res.setHeader('X-Request-Id', id);
     const done = (): void => {
       res.off('finish', done);
@@ -34,7 +44,7 @@ export function requestLogging(logger: Logger) {
         req: {
           id,
           method: req.method,
-          url: (req.url ?? '').replace(SECRET_QUERY, '$1[redacted]'),
+          url: redactedUrl(req.url ?? ''),
           headers: { 'user-agent': req.headers['user-agent'] },
         },
         res: { statusCode: status },
@@ -49,4 +59,30 @@ export function requestLogging(logger: Logger) {
     res.on('close', done);
     next();
   };
+}
+
+/** The URL with the values of secret query parameters as `[redacted]`. */
+export function redactedUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at === -1) return url;
+  const pairs = url
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1) return pair;
+      const name = pair.slice(0, eq);
+      const secret = SECRET_NAME.test(decoded(name)) || SECRET_VALUE.test(decoded(pair.slice(eq + 1)));
+      return secret ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, at + 1)}${pairs.join('&')}`;
+}
+
+function decoded(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced; // a malformed escape: judged as sent
+  }
 }

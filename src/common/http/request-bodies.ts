@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import { BodyRefused, bodyParserError } from '../errors/body-errors';
+import { BodyGate } from './body-gate';
+import { jsonBody, rejectInvalidUtf8 } from './json-body';
+import { MAX_JSON_DEPTH } from './json-depth';
+
+/** SPEC §1: JSON and urlencoded bodies over 1 MB → 413. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/**
+ * Reads and parses a JSON or urlencoded request body into `req.body`, once per request, when asked:
+ * by the global {@link BodyReadingInterceptor}, which Nest runs after every guard, so a request
+ * that needs credentials is authenticated before its body is read (SPEC §3), and by a guard that
+ * needs the body itself (the pages' CSRF token). Multipart bodies are the upload interceptor's.
+ *
+ * Each read passes the {@link BodyGate} (SPEC §17) with its declared length, until the request is
+ * answered; one declared over the limit is refused before it is read or waits for the gate.
+ */
+@Injectable()
+export class RequestBodies {
+  private readonly reads = new WeakMap<Request, Promise<void>>();
+  private readonly json = jsonBody(BODY_LIMIT_BYTES);
+  // `depth` is body-parser 2's (its types predate it): qs then refuses deeper keys with a 400.
+  private readonly form = express.urlencoded({
+    extended: true,
+    limit: BODY_LIMIT_BYTES,
+    parameterLimit: 1000,
+    // qs counts the levels below the body: `a[b]` is 1, so 31 makes the body's 32 (SPEC §17).
+    depth: MAX_JSON_DEPTH - 1,
+    verify: rejectInvalidUtf8,
+  } as Parameters<typeof express.urlencoded>[0]);
+
+  constructor(private readonly gate: BodyGate) {}
+
+  /** Resolves once `req.body` is set (or there is no body of these kinds); rejects with a DomainError. */
+  read(req: Request, res: Response): Promise<void> {
+    let read = this.reads.get(req);
+    if (!read) {
+      read = this.readOnce(req, res);
+      this.reads.set(req, read);
+    }
+    return read;
+  }
+
+  private async readOnce(req: Request, res: Response): Promise<void> {
+    // `req.is` is null when there is no body at all.
+    const parser = req.is(JSON_TYPES) ? this.json : req.is(FORM_TYPE) ? this.form : null;
+    if (!parser) return;
+    const declared = declaredLength(req);
+    if (declared !== null && declared > BODY_LIMIT_BYTES)
+      throw new BodyRefused(413, 'Request body is too large.');
+    await this.gate.enterUntilAnswered(res, declared ?? BODY_LIMIT_BYTES, req.receivedAt);
+    try {
+      await run(parser, req, res);
+    } catch (error) {
+      throw bodyParserError(error) ?? error;
+    }
+  }
+}
+
+/** Whether the request has a body at all (what `req.is` checks first): chunked, or a length > 0. */
+export function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** `Content-Length`, or null when the body is chunked (it may grow up to the limit). */
+export function declaredLength(req: Request): number | null {
+  if (req.headers['transfer-encoding'] !== undefined) return null;
+  const length = Number(req.headers['content-length']);
+  return Number.isFinite(length) && length >= 0 ? length : null;
+}
+
+function run(handler: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // body-parser passes an Error, or nothing.
+    const done = (error?: Error | 'route' | 'router'): void =>
+      error instanceof Error ? reject(error) : resolve();
+    void handler(req, res, done);
+  });
+}
