@@ -8,6 +8,7 @@ import { ApiKeysService } from '../auth/api-keys/api-keys.service';
 import { FieldErrors, NotFound, type FieldErrorTree } from '../common/errors/domain-errors';
 import { apiKeysBody } from './console-pages';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import { SignedInPages } from './console-session.guard';
 import type { ConsoleFrame } from './console-templates';
 import { formText, validateAs } from './form-validation';
 
@@ -15,6 +16,7 @@ const EMPTY_FORM = { name: '', expires_at: '' };
 
 /** API keys (SPEC §19): list, create (the key shown once), revoke — as the admin API does. */
 @ApiExcludeController()
+@SignedInPages()
 @Controller('admin/api-keys')
 export class ApiKeysPageController {
   constructor(

@@ -9,10 +9,12 @@ import type { FieldErrorTree } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { configBody, type ConfigForm } from './console-pages';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import { SignedInPages } from './console-session.guard';
 import { formText, validateAs } from './form-validation';
 
 /** The run-time settings (SPEC §19 "Configuration"), as `PATCH admin/config/` takes them. */
 @ApiExcludeController()
+@SignedInPages()
 @Controller('admin/config')
 export class ConfigPageController {
   constructor(

@@ -37,14 +37,25 @@ export interface ConsoleRequest {
 export class ConsoleResponder {
   /** Requests whose language cookie is already being set (the language is asked more than once). */
   private readonly languageSet = new WeakSet<Request>();
+  /** The session each request was admitted with by the console's guard. */
+  private readonly admitted = new WeakMap<Request, ConsoleSession>();
 
   constructor(
     private readonly sessions: AdminSessionsService,
     private readonly config: AppConfig,
   ) {}
 
+  /** The request's live session (the one it was admitted with, if {@link admit} ran), or null. */
   session(req: Request): Promise<ConsoleSession | null> {
-    return this.sessions.resolve(readCookie(req, SESSION_COOKIE));
+    const admitted = this.admitted.get(req);
+    return admitted ? Promise.resolve(admitted) : this.sessions.resolve(readCookie(req, SESSION_COOKIE));
+  }
+
+  /** Looks the session up once for the whole request (the console's guard); false when none. */
+  async admit(req: Request): Promise<boolean> {
+    const session = await this.sessions.resolve(readCookie(req, SESSION_COOKIE));
+    if (session) this.admitted.set(req, session);
+    return session !== null;
   }
 
   /**

@@ -8,6 +8,7 @@ import { FieldErrors, NotFound, StateConflict, type FieldErrorTree } from '../co
 import { CurrenciesService } from '../currencies/currencies.service';
 import { readForm, toApiInput, type FormFieldSpec, type FormValues } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import { SignedInPages } from './console-session.guard';
 import type { ConsoleFrame } from './console-templates';
 import { validateAs } from './form-validation';
 import { resourceListBody } from './resource-pages';
@@ -19,6 +20,7 @@ const FIELDS: FormFieldSpec[] = [
 
 /** Currencies (SPEC §19): list, add, delete — as the admin API does. */
 @ApiExcludeController()
+@SignedInPages()
 @Controller('admin/currencies')
 export class CurrenciesPageController {
   constructor(

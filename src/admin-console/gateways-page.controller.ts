@@ -9,6 +9,7 @@ import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../gateways/ga
 import { GatewaysService } from '../gateways/gateways.service';
 import { readForm, toApiInput, toFormValues, type FormFieldSpec, type FormValues } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import { SignedInPages } from './console-session.guard';
 import type { ConsoleFrame } from './console-templates';
 import { validateAs } from './form-validation';
 import { resourceEditBody, resourceListBody } from './resource-pages';
@@ -37,6 +38,7 @@ const NEW_GATEWAY: FormValues = {
 
 /** Gateways (SPEC §19): list, add, edit, delete (deactivated instead when transactions used it). */
 @ApiExcludeController()
+@SignedInPages()
 @Controller('admin/gateways')
 export class GatewaysPageController {
   constructor(

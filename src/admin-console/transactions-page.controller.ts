@@ -15,6 +15,7 @@ import { TransactionSearchService, type SearchPage } from '../transactions/trans
 import { TransactionsService } from '../transactions/transactions.service';
 import { transactionBody, transactionsBody, type SearchForm } from './console-pages';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import { SignedInPages } from './console-session.guard';
 import type { ConsoleFrame } from './console-templates';
 import { formText, validateAs } from './form-validation';
 
@@ -22,6 +23,7 @@ const SEARCH_FIELDS = ['state', 'order_no', 'customer_email', 'created_after', '
 
 /** Transactions (SPEC §19): the §18 search, a transaction's page, "Redeliver". */
 @ApiExcludeController()
+@SignedInPages()
 @Controller('admin/transactions')
 export class TransactionsPageController {
   constructor(

@@ -9,6 +9,7 @@ import { UsersService } from '../auth/users/users.service';
 import { FieldErrors, NotFound, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
 import { readForm, toApiInput, toFormValues, type FormFieldSpec, type FormValues } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
+import { SignedInPages } from './console-session.guard';
 import type { ConsoleFrame } from './console-templates';
 import { validateAs } from './form-validation';
 import { resourceEditBody, resourceListBody } from './resource-pages';
@@ -34,6 +35,7 @@ const ID = /^[1-9]\d{0,9}$/;
 
 /** Users (SPEC §19): list, add, edit (deactivate by unticking "Active"), delete — as the admin API does. */
 @ApiExcludeController()
+@SignedInPages()
 @Controller('admin/users')
 export class UsersPageController {
   constructor(

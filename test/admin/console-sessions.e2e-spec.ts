@@ -239,6 +239,24 @@ describe('admin console sessions are revoked', () => {
     assert.deepEqual(await alive([tokens[0], tokens[1], fresh]), [false, true, true]);
   });
 
+  it('reads a console form only after its session: without one, redirected with the body never parsed (SPEC §3)', async () => {
+    const malformed = (cookie?: string) => {
+      const req = t.http().post('/admin/users').set('Content-Type', 'application/json');
+      if (cookie) req.set('Cookie', cookie);
+      return req.send('{"username": ');
+    };
+    // Parsed, this body is a 400; unread, the request is only a visitor to send to the sign-in page.
+    for (const cookie of [undefined, 'checkout_admin=no-such-session']) {
+      const res = await malformed(cookie).expect(303);
+      assert.equal(res.headers.location, '/admin/sign-in');
+    }
+    const [token] = (await adminWithSessions()).tokens;
+    const parsed = await malformed(`checkout_admin=${token}`).expect(400);
+    assert.match(String((parsed.body as { detail?: string }).detail), /JSON/i);
+    await sessions.signOut(token);
+    await malformed(`checkout_admin=${token}`).expect(303);
+  });
+
   it('a new ADMIN_PASSWORD at start-up ends the admin’s sessions', async () => {
     const db = await createTestDatabase();
     let replica: TestApp | null = await startApp({ db });
