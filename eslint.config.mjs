@@ -22,7 +22,7 @@ export default tseslint.config(
     },
   },
   {
-    // SPEC §17: the UnitOfWork (src/database/) is the only way to open a DB transaction.
+    // contract §17: the UnitOfWork (src/database/) is the only way to open a DB transaction.
     files: ['src/**/*.ts'],
     ignores: ['src/database/**'],
     rules: {

@@ -5,7 +5,7 @@ import { openDataSource } from '../src/database/open-data-source';
 
 /**
  * `npm run migration:run`: applies pending migrations ahead of a deployment, under the same
- * cluster-wide lock the replicas take at start-up (SPEC §17), so it is safe while they run.
+ * cluster-wide lock the replicas take at start-up (contract §17), so it is safe while they run.
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);

@@ -27,7 +27,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): NestE
   app.use(ignoreTrailingSlash);
   app.use(requireKnownMediaType);
   // No body parser here: bodies are read after authentication, by the global BodyReadingInterceptor
-  // (JSON, urlencoded) and the upload interceptor (multipart), through one BodyGate (SPEC §3, §17).
+  // (JSON, urlencoded) and the upload interceptor (multipart), through one BodyGate (contract §3, §17).
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',

@@ -3,7 +3,7 @@ import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { isSupervisor, supervise, webConcurrency } from './workers';
 
-/** SPEC §17: SIGTERM ends the process within 10 s, even while requests hang. */
+/** contract §17: SIGTERM ends the process within 10 s, even while requests hang. */
 const SHUTDOWN_CUT_MS = 7000;
 const SHUTDOWN_LIMIT_MS = 9500;
 

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 
-/** How long the primary waits for its workers to finish their graceful shutdown (SPEC §17: < 10 s). */
+/** How long the primary waits for its workers to finish their graceful shutdown (contract §17: < 10 s). */
 const SHUTDOWN_LIMIT_MS = 9800;
 /** A worker that dies is replaced after this long (not in a tight loop when it cannot start). */
 const RESPAWN_DELAY_MS = 1000;

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics of this replica
-         * @description HTTP durations by route and status, DB pool in use/waiting, unit-of-work retries, outbox backlog and oldest pending age per channel, delivery results, expiry sweeps, state transitions, and the process (SPEC §18).
+         * @description HTTP durations by route and status, DB pool in use/waiting, unit-of-work retries, outbox backlog and oldest pending age per channel, delivery results, expiry sweeps, state transitions, and the process (contract §18).
          */
         get: operations["metrics"];
         put?: never;
@@ -689,7 +689,7 @@ export interface components {
             mode?: string;
             /**
              * Format: uri
-             * @description Receives the payment events (SPEC §6). Private addresses are refused.
+             * @description Receives the payment events (contract §6). Private addresses are refused.
              */
             webhook_url?: string;
             /**
@@ -883,7 +883,7 @@ export interface components {
             mode?: string;
             /**
              * Format: uri
-             * @description Receives the payment events (SPEC §6). Private addresses are refused.
+             * @description Receives the payment events (contract §6). Private addresses are refused.
              */
             webhook_url?: string;
             /**
@@ -949,7 +949,7 @@ export interface components {
             cvc?: string;
             /** @example Jane Doe */
             name_on_card?: string;
-            /** @description Save the card for the transaction's customer (SPEC §15); needs customer_id. */
+            /** @description Save the card for the transaction's customer (contract §15); needs customer_id. */
             save_card?: boolean;
         };
         AutoDebitDto: {
@@ -1327,7 +1327,7 @@ export interface components {
             flow: "redirect" | "offline";
             require_customer_phone: boolean;
             is_active: boolean;
-            /** @description Can save cards for later charges (SPEC §15) */
+            /** @description Can save cards for later charges (contract §15) */
             tokenizable: boolean;
             /** @description Shown to the customer on the payment page (cash: where and how to pay) */
             instructions: string;
@@ -1388,7 +1388,7 @@ export interface components {
             require_customer_phone?: boolean;
             /** @description Default true */
             is_active?: boolean;
-            /** @description Can save cards for later charges (SPEC §15). Default: true for a sandbox gateway, false otherwise */
+            /** @description Can save cards for later charges (contract §15). Default: true for a sandbox gateway, false otherwise */
             tokenizable?: boolean;
             /**
              * @description Shown to the customer on the payment page (cash: where and how to pay). Default ""
@@ -1443,7 +1443,7 @@ export interface components {
             require_customer_phone?: boolean;
             /** @description Default true */
             is_active?: boolean;
-            /** @description Can save cards for later charges (SPEC §15). Default: true for a sandbox gateway, false otherwise */
+            /** @description Can save cards for later charges (contract §15). Default: true for a sandbox gateway, false otherwise */
             tokenizable?: boolean;
             /**
              * @description Shown to the customer on the payment page (cash: where and how to pay). Default ""
@@ -1854,7 +1854,7 @@ export interface operations {
             /**
              * @description The user may not use the gateway code
              *
-             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              */
             403: {
                 headers: {
@@ -2030,7 +2030,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2174,7 +2174,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2314,7 +2314,7 @@ export interface operations {
             /**
              * @description The gateway is not of type sandbox
              *
-             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              */
             403: {
                 headers: {
@@ -2416,7 +2416,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2530,7 +2530,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2640,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2733,7 +2733,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2847,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2954,7 +2954,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3060,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3143,7 +3143,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3275,7 +3275,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3359,7 +3359,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3424,7 +3424,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3508,7 +3508,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3575,7 +3575,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3657,7 +3657,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3741,7 +3741,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3808,7 +3808,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3883,7 +3883,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -3977,7 +3977,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4050,7 +4050,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4134,7 +4134,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4200,7 +4200,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4273,7 +4273,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4357,7 +4357,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4423,7 +4423,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4526,7 +4526,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4628,7 +4628,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4696,7 +4696,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4774,7 +4774,7 @@ export interface operations {
                 };
             };
             /**
-             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
              *
              *     The user is not an admin
              */
@@ -4962,7 +4962,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5042,7 +5042,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
-            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3) */
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { TimestampColumn } from '../database/columns';
 import { LIMITS } from '../common/validation/limits';
 
-/** The single row (id = 1) of settings admins change at run time (SPEC §8 `config/`). */
+/** The single row (id = 1) of settings admins change at run time (contract §8 `config/`). */
 @Entity({ name: 'admin_config' })
 export class AdminConfig {
   @PrimaryColumn({ type: 'int' })

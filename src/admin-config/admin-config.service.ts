@@ -42,7 +42,7 @@ export class AdminConfigService {
    * Writes only the sent settings (two replicas changing different settings do not overwrite each
    * other). The row is created with the defaults on first write; a concurrent first write loses
    * the insert race and updates instead. Each statement is run again on a deadlock, lock-wait
-   * timeout or Galera conflict (SPEC §17).
+   * timeout or Galera conflict (contract §17).
    */
   async update(changes: AdminConfigChanges): Promise<AdminConfig> {
     const sent = { ...stripUndefined(changes), updatedAt: new Date() };

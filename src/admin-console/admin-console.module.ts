@@ -18,7 +18,7 @@ import { TransactionsPageController } from './transactions-page.controller';
 import { AdminSession } from './admin-session.entity';
 import { AdminSessionsService } from './admin-sessions.service';
 
-/** The admin console (SPEC §19): pages over the admin API's services. */
+/** The admin console (contract §19): pages over the admin API's services. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([AdminSession]),

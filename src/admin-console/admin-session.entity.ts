@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumn } from '../database/columns';
 
 /**
- * A signed-in admin console session (SPEC §19). Kept in the database so every replica knows it
+ * A signed-in admin console session (contract §19). Kept in the database so every replica knows it
  * and "Sign out" ends it everywhere; only a hash of the cookie's token is stored.
  */
 @Entity({ name: 'admin_sessions' })

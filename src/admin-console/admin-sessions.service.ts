@@ -25,14 +25,14 @@ export interface ConsoleSession {
 }
 
 /**
- * Admin console sessions (SPEC §19): sign-in with the §3 credentials and throttling (the same
+ * Admin console sessions (contract §19): sign-in with the §3 credentials and throttling (the same
  * failure counters as Basic auth: per source address and username, checked after the password),
  * only active `is_admin` users; a random token in the cookie, its hash in the database; idle
  * sessions end after ADMIN_SESSION_IDLE_MINUTES. A user's sessions end when their password
  * changes, when they are deactivated, demoted or deleted (in the same unit as that change,
  * through {@link UsersService.onSessionsRevoked}: the admin API and the console alike), and a
  * sign-in replaces the session the browser came with. Writes are run again on a deadlock,
- * lock-wait timeout or Galera conflict (SPEC §17).
+ * lock-wait timeout or Galera conflict (contract §17).
  */
 @Injectable()
 export class AdminSessionsService implements OnModuleInit {

@@ -14,7 +14,7 @@ import { formText, validateAs } from './form-validation';
 
 const EMPTY_FORM = { name: '', expires_at: '' };
 
-/** API keys (SPEC §19): list, create (the key shown once), revoke — as the admin API does. */
+/** API keys (contract §19): list, create (the key shown once), revoke — as the admin API does. */
 @ApiExcludeController()
 @SignedInPages()
 @Controller('admin/api-keys')

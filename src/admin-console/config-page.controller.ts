@@ -12,7 +12,7 @@ import { ConsoleResponder, type ConsoleRequest } from './console-responder';
 import { SignedInPages } from './console-session.guard';
 import { formText, validateAs } from './form-validation';
 
-/** The run-time settings (SPEC §19 "Configuration"), as `PATCH admin/config/` takes them. */
+/** The run-time settings (contract §19 "Configuration"), as `PATCH admin/config/` takes them. */
 @ApiExcludeController()
 @SignedInPages()
 @Controller('admin/config')

@@ -1,6 +1,6 @@
 import type { PageLanguage } from '../checkout/i18n';
 
-/** The admin console's words (SPEC §19): English, and Arabic written right-to-left. */
+/** The admin console's words (contract §19): English, and Arabic written right-to-left. */
 export interface ConsoleStrings {
   dir: 'ltr' | 'rtl';
   console: string;

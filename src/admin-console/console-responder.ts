@@ -29,7 +29,7 @@ export interface ConsoleRequest {
 }
 
 /**
- * What every console page shares (SPEC §19): the session cookie and its CSRF token, the language
+ * What every console page shares (contract §19): the session cookie and its CSRF token, the language
  * (`?lang=` switches, a cookie remembers), the sign-in form's double-submit token, and answering
  * with a page (the checkout pages' headers and CSP) or a redirect.
  */

@@ -17,7 +17,7 @@ import { ConsoleResponder } from './console-responder';
 class SignInRequired extends Error {}
 
 /**
- * The console's credentials are checked before a form's body is read (SPEC §3 "credentials
+ * The console's credentials are checked before a form's body is read (contract §3 "credentials
  * before bodies"): Nest runs guards before the body-reading interceptor, so a post without a
  * live session is redirected to the sign-in page with its body never parsed.
  */

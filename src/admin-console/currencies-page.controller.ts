@@ -18,7 +18,7 @@ const FIELDS: FormFieldSpec[] = [
   { name: 'digits', kind: 'text' },
 ];
 
-/** Currencies (SPEC §19): list, add, delete — as the admin API does. */
+/** Currencies (contract §19): list, add, delete — as the admin API does. */
 @ApiExcludeController()
 @SignedInPages()
 @Controller('admin/currencies')

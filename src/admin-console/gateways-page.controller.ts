@@ -36,7 +36,7 @@ const NEW_GATEWAY: FormValues = {
   is_active: true,
 };
 
-/** Gateways (SPEC §19): list, add, edit, delete (deactivated instead when transactions used it). */
+/** Gateways (contract §19): list, add, edit, delete (deactivated instead when transactions used it). */
 @ApiExcludeController()
 @SignedInPages()
 @Controller('admin/gateways')

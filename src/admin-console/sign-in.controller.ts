@@ -11,7 +11,7 @@ import { CONSOLE_HOME, ConsoleResponder, SESSION_COOKIE } from './console-respon
 import { CONSOLE_CSRF_FIELD } from './console-templates';
 import { formText } from './form-validation';
 
-/** Entering and leaving the console (SPEC §19), and its stylesheet. */
+/** Entering and leaving the console (contract §19), and its stylesheet. */
 @ApiExcludeController()
 @Controller('admin')
 export class SignInController {

@@ -21,7 +21,7 @@ import { formText, validateAs } from './form-validation';
 
 const SEARCH_FIELDS = ['state', 'order_no', 'customer_email', 'created_after', 'created_before'] as const;
 
-/** Transactions (SPEC §19): the §18 search, a transaction's page, "Redeliver". */
+/** Transactions (contract §19): the §18 search, a transaction's page, "Redeliver". */
 @ApiExcludeController()
 @SignedInPages()
 @Controller('admin/transactions')

@@ -33,7 +33,7 @@ const NEW_USER: FormValues = {
 
 const ID = /^[1-9]\d{0,9}$/;
 
-/** Users (SPEC §19): list, add, edit (deactivate by unticking "Active"), delete — as the admin API does. */
+/** Users (contract §19): list, add, edit (deactivate by unticking "Active"), delete — as the admin API does. */
 @ApiExcludeController()
 @SignedInPages()
 @Controller('admin/users')

@@ -15,7 +15,7 @@ import { AdminOnly } from '../auth/authenticated.decorator';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
 
 /**
- * The admin API's route shapes (SPEC §8), each one decorator: the OpenAPI operation and the answers
+ * The admin API's route shapes (contract §8), each one decorator: the OpenAPI operation and the answers
  * every route of that kind documents (a 400 field tree on writes, a 404 `{"detail"}` on routes
  * with a parameter). The HTTP method and status stay on the controller method, where the Swagger
  * CLI plugin reads them (it documents the return type under that status).

@@ -13,7 +13,7 @@ import { TransactionEventsAdminController } from './transaction-events.controlle
 import { TransactionsAdminController } from './transactions.controller';
 import { UsersAdminController } from './users.controller';
 
-/** The admin API (SPEC §8): thin controllers over the resources' own services. */
+/** The admin API (contract §8): thin controllers over the resources' own services. */
 @Module({
   imports: [AdminConfigModule, CurrenciesModule, EventsModule, GatewaysModule, TransactionsModule],
   controllers: [

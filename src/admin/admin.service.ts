@@ -180,7 +180,7 @@ const unique = (values: string[]): string[] => [...new Set(values)];
 const isSelf = (actor: Principal, id: number): boolean => actor.kind === 'user' && actor.userId === id;
 
 /**
- * What a gateway's pg allows (SPEC §16): a cash gateway is flow `offline` — and only a cash one
+ * What a gateway's pg allows (contract §16): a cash gateway is flow `offline` — and only a cash one
  * is —, takes the money in one step (purchase) and has no card to save.
  */
 function checkGatewayKind(gateway: Pick<GatewayInput, 'pg' | 'flow' | 'operation' | 'tokenizable'>): void {

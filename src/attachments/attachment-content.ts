@@ -3,7 +3,7 @@ import { fileTypeFromFile } from 'file-type';
 import { AttachmentExtension, compoundFileKind } from './attachment-files';
 
 /**
- * Whether the bytes of the file at `path` are what its extension says (SPEC §4: magic bytes).
+ * Whether the bytes of the file at `path` are what its extension says (contract §4: magic bytes).
  * `file-type` reads the signatures (and, for ZIP containers, the `[Content_Types].xml` / `word/`
  * / `xl/` entries that make a docx or an xlsx); legacy doc/xls are OLE2 compound files, which
  * file-type only knows as "cfb", so their directory is read for the `WordDocument` or

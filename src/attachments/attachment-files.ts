@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 
-/** The extensions an attachment may have (SPEC §4), and the type each is served with. */
+/** The extensions an attachment may have (contract §4), and the type each is served with. */
 export const ATTACHMENT_TYPES = {
   pdf: 'application/pdf',
   jpeg: 'image/jpeg',

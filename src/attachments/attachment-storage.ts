@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 
 /**
- * Where attachment bytes live (SPEC §12). The service only knows keys it generated itself; a
+ * Where attachment bytes live (contract §12). The service only knows keys it generated itself; a
  * driver maps them to a place (a local folder by default; an object store would fit the same
  * three calls). Registered under this class as the injection token.
  */

@@ -12,7 +12,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../common/ht
 import { declaredLength } from '../common/http/request-bodies';
 import { AppConfig } from '../config/app-config';
 
-/** Form fields of a multipart body: as for the 1 MB JSON limit (SPEC §1), plus part headers. */
+/** Form fields of a multipart body: as for the 1 MB JSON limit (contract §1), plus part headers. */
 const FIELDS_BUDGET = 1024 * 1024 + 64 * 1024;
 
 /** Uploads older than this in the upload folder were left by a process that died mid-request. */
@@ -24,11 +24,11 @@ export const incomingDir = (attachmentDir: string): string => join(resolve(attac
 class BodyTooLarge extends Error {}
 
 /**
- * Reads a multipart create/update body as a stream (SPEC §4 `attachment`): form fields into
+ * Reads a multipart create/update body as a stream (contract §4 `attachment`): form fields into
  * `req.body`, at most one file, written to the upload folder while it arrives and cut off at
  * `ATTACHMENT_MAX_BYTES` (413), the whole body at that plus 1 MB of fields. The temporary file is
  * removed once the request is handled (the service moves an accepted one into storage first).
- * Like every body, it is read only after authentication and through the {@link BodyGate} (SPEC §3,
+ * Like every body, it is read only after authentication and through the {@link BodyGate} (contract §3,
  * §17); field names like `a[b][c]` nest, at most 32 levels as in JSON.
  */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumn } from '../database/columns';
 
-/** A stored attachment file: where its bytes are and how to serve them (SPEC §12). */
+/** A stored attachment file: where its bytes are and how to serve them (contract §12). */
 @Entity({ name: 'attachments' })
 export class Attachment {
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -12,7 +12,7 @@ import { DetailDto } from '../common/errors/error-body.dto';
 import { ATTACHMENT_TYPES } from './attachment-files';
 import { AttachmentsService } from './attachments.service';
 
-/** Serves attachment bytes at their unguessable URL (SPEC §12); public, like retrieve. */
+/** Serves attachment bytes at their unguessable URL (contract §12); public, like retrieve. */
 @ApiTags('Attachments')
 @Controller('b/checkout/attachments')
 export class AttachmentsController {

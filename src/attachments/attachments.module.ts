@@ -7,7 +7,7 @@ import { AttachmentsController } from './attachments.controller';
 import { AttachmentsService } from './attachments.service';
 import { LocalFolderStorage } from './local-folder.storage';
 
-/** Attachment files: checks, storage driver, records and the download route (SPEC §12). */
+/** Attachment files: checks, storage driver, records and the download route (contract §12). */
 @Module({
   imports: [TypeOrmModule.forFeature([Attachment])],
   controllers: [AttachmentsController],

@@ -37,13 +37,13 @@ export type CheckResult = { upload: CheckedUpload; errors?: undefined } | { erro
 /** The absolute, unguessable URL an attachment is served at. */
 /**
  * The public URL of an attachment: its random token and the file's extension, nothing the client
- * chose (SPEC §12: random names only). The client's (sanitised) name is only in the download's
+ * chose (contract §12: random names only). The client's (sanitised) name is only in the download's
  * `Content-Disposition`.
  */
 export const attachmentUrl = (publicBaseUrl: string, token: string, fileName: string): string =>
   `${publicBaseUrl}/b/checkout/attachments/${token}.${extensionOf(fileName)}`;
 
-/** Checks, stores, records and serves attachment files (SPEC §4 `attachment`, §12). */
+/** Checks, stores, records and serves attachment files (contract §4 `attachment`, §12). */
 @Injectable()
 export class AttachmentsService {
   private readonly logger = new Logger(AttachmentsService.name);

@@ -10,7 +10,7 @@ interface Window {
 const MAX_TRACKED = 50_000;
 
 /**
- * What failures are counted against (SPEC §3): the source address and the presented identity
+ * What failures are counted against (contract §3): the source address and the presented identity
  * together (`basic:<username>`, `api-key:<prefix>`, `bearer:metrics`), so failures from one
  * address never count against the same name used from another. A source is an IP address (no
  * space), so the first space ends it.

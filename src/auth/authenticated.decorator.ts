@@ -22,7 +22,7 @@ export const API_KEY_SECURITY = 'api-key';
 export const BASIC_SECURITY = 'basic';
 
 const CROSS_SITE_DESCRIPTION =
-  'A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (SPEC §3)';
+  'A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)';
 
 /**
  * The route needs credentials of one of these schemes: applies the guard's metadata and the

@@ -21,8 +21,8 @@ const FAILURE_MESSAGES: Record<AuthScheme, string> = {
 
 /**
  * Refuses cross-site requests (403), picks the passport strategy from the `Authorization`
- * scheme, among those the route accepts, and answers SPEC §3's exact 401 bodies (with
- * `WWW-Authenticate`) and 429s. Runs before any body is read (SPEC §3).
+ * scheme, among those the route accepts, and answers contract §3's exact 401 bodies (with
+ * `WWW-Authenticate`) and 429s. Runs before any body is read (contract §3).
  */
 @Injectable()
 export class CredentialsGuard implements CanActivate {
@@ -47,14 +47,14 @@ export class CredentialsGuard implements CanActivate {
     return true;
   }
 
-  /** SPEC §3 "No cross-site writes": 403 before the credentials are even looked at. */
+  /** contract §3 "No cross-site writes": 403 before the credentials are even looked at. */
   refuseCrossSite(req: Request): void {
     if (isCrossSite(req.headers, this.ownOrigin)) throw new PermissionDenied(CROSS_SITE_MESSAGE);
   }
 
   /**
    * Authenticates the request with one of `schemes` and sets `req.principal`, or throws the 403
-   * (cross-site) / 401 / 429 of SPEC §3. For guards of routes that accept something besides these
+   * (cross-site) / 401 / 429 of contract §3. For guards of routes that accept something besides these
    * (the metrics token).
    */
   async authenticateFor(context: ExecutionContext, schemes: AuthScheme[]): Promise<Principal> {
@@ -73,7 +73,7 @@ export class CredentialsGuard implements CanActivate {
       );
     }
 
-    // The credential is checked first, locked or not: a lock never refuses a correct one (SPEC §3).
+    // The credential is checked first, locked or not: a lock never refuses a correct one (contract §3).
     const key = failureKey(sourceOf(req), `${presented}:${identity(presented, header?.credentials ?? '')}`);
     const principal = await this.authenticate(presented, req, res);
     if (!principal) {

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 export const CROSS_SITE_MESSAGE = 'Cross-site requests are not allowed.';
 
 /**
- * SPEC §3 "No cross-site writes": whether a browser sent this request for a page of another
+ * contract §3 "No cross-site writes": whether a browser sent this request for a page of another
  * origin. A browser that holds Basic credentials sends them on a form another site auto-posts,
  * so the credentials prove nothing there; the Fetch Metadata and `Origin` headers the browser
  * adds do (a page cannot forge or remove them). Refused: `Sec-Fetch-Site: cross-site`,

@@ -18,7 +18,7 @@ export function userPrincipal(user: User): Principal {
 
 export type AuthScheme = 'api-key' | 'basic';
 
-/** SPEC §3: a secret key may use every gateway code; a user only those it holds. */
+/** contract §3: a secret key may use every gateway code; a user only those it holds. */
 export function mayUseGateway(principal: Principal, code: string): boolean {
   return principal.kind === 'api-key' || principal.gatewayCodes.includes(code);
 }

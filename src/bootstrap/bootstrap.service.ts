@@ -10,7 +10,7 @@ import { GATEWAY_DEFAULTS, GatewaysService } from '../gateways/gateways.service'
 const DEMO_CURRENCIES = ['KWD', 'USD', 'EUR', 'GBP', 'SAR', 'AED', 'BHD', 'QAR', 'OMR', 'EGP', 'JPY'];
 
 /**
- * Start-up data (SPEC §8 "Bootstrap"): the admin from ADMIN_USERNAME/ADMIN_PASSWORD; and on the
+ * Start-up data (contract §8 "Bootstrap"): the admin from ADMIN_USERNAME/ADMIN_PASSWORD; and on the
  * embedded default with neither set, a first start creates an admin, an API key, demo currencies
  * and a `sandbox` gateway, and prints the credentials once (to stdout, not to the log).
  */

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { AppConfig } from '../config/app-config';
 
 /**
- * The keyed hash that tells two saves of the same card apart from two cards (SPEC §15), without
+ * The keyed hash that tells two saves of the same card apart from two cards (contract §15), without
  * keeping the number. The key lives outside the database (a hash of a 16-digit number whose last
  * four and brand are stored could otherwise be brute-forced from a database copy):
  * `CARD_FINGERPRINT_KEY`, or — for a newcomer's single instance — a random key kept in the file

@@ -20,7 +20,7 @@ const errorsOf = (run: () => unknown): unknown => {
   assert.fail('no field errors');
 };
 
-describe('card input (SPEC §15)', () => {
+describe('card input (contract §15)', () => {
   it('reads a good card: digits only, brand, four-digit year, tidy name', () => {
     const card = readNewCard(
       { card: '4111-1111 1111-1111', expiry: '11/26', cvc: '1234', name_on_card: ' A  B ' },

@@ -6,7 +6,7 @@ import { FieldErrors, type FieldErrorTree, addFieldError } from '../common/error
 export const NAME_ON_CARD_MAX = 64;
 
 /**
- * A card as typed by the customer, checked (SPEC §15). Lives for one request: the number and the
+ * A card as typed by the customer, checked (contract §15). Lives for one request: the number and the
  * CVC go to the gateway and nowhere else (never a column, never a log line).
  */
 export interface NewCard {

@@ -3,7 +3,7 @@ import { JsonColumn, TimestampColumn } from '../database/columns';
 import { LIMITS } from '../common/validation/limits';
 
 /**
- * A saved card (SPEC §15): what may be kept of it — brand, last four digits, expiry, name — and
+ * A saved card (contract §15): what may be kept of it — brand, last four digits, expiry, name — and
  * the gateway's own token to charge it. Never the number, never the CVC. `fingerprint` is a keyed
  * hash of the number (see CardFingerprints) so the same card saved again stays one card.
  */
@@ -46,7 +46,7 @@ export class Card {
   @Column({ name: 'gateway_token', type: 'varchar', length: 128 })
   gatewayToken: string;
 
-  /** Ids of the agreements (SPEC §15) this card was saved under. */
+  /** Ids of the agreements (contract §15) this card was saved under. */
   @JsonColumn()
   agreements: string[];
 

@@ -2,7 +2,7 @@ import type { Card } from './card.entity';
 import { isExpired } from './card-input';
 import type { CardDto } from './dto/card.dto';
 
-/** The card object of SPEC §15 (API answers and the `token` of a payment's webhook). */
+/** The card object of contract §15 (API answers and the `token` of a payment's webhook). */
 export function toCardDto(card: Card, now: Date = new Date()): CardDto {
   return {
     token: card.token,

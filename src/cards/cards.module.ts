@@ -7,7 +7,7 @@ import { CardsController } from './cards.controller';
 import { CardsRepository } from './cards.repository';
 import { CardsService } from './cards.service';
 
-/** Saved cards (SPEC §15): storage, fingerprints and the card API. Payments save and charge them. */
+/** Saved cards (contract §15): storage, fingerprints and the card API. Payments save and charge them. */
 @Module({
   imports: [TypeOrmModule.forFeature([Card]), GatewaysModule],
   controllers: [CardsController],

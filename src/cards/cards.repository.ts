@@ -6,7 +6,7 @@ import { insertedId, isUniqueViolation } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
 import { Card } from './card.entity';
 
-/** What a successful attempt that saves hands over (SPEC §15): never the number or the CVC. */
+/** What a successful attempt that saves hands over (contract §15): never the number or the CVC. */
 export interface CardToSave {
   customerId: string;
   pgCode: string;
@@ -65,7 +65,7 @@ export class CardsRepository {
    * again by the same customer on the same gateway stays one card: it gets the new gateway token,
    * expiry and name, and the agreement joins its list.
    *
-   * Customer ids compare exactly (SPEC §3). MySQL's PAD SPACE collations make `"cust-x "` equal
+   * Customer ids compare exactly (contract §3). MySQL's PAD SPACE collations make `"cust-x "` equal
    * `"cust-x"` in the unique key (customer, gateway, fingerprint): when a near-equal customer id
    * holds the key, the card is kept under a fingerprint bound to this exact customer id instead.
    */
@@ -126,7 +126,7 @@ export class CardsRepository {
   }
 
   /**
-   * A customer's cards on these gateways, oldest first. The customer id compares exactly (SPEC
+   * A customer's cards on these gateways, oldest first. The customer id compares exactly (contract
    * §3): the rows a PAD SPACE collation adds for `"cust-x "` (cust-x's) are dropped here.
    */
   async list(customerId: string, pgCodes: string[]): Promise<Card[]> {

@@ -7,7 +7,7 @@ import { toCardDto } from './card.view';
 import { CardsRepository } from './cards.repository';
 import type { CardDto } from './dto/card.dto';
 
-/** The saved-card API (SPEC §15): a credential only reaches cards of gateways it may use. */
+/** The saved-card API (contract §15): a credential only reaches cards of gateways it may use. */
 @Injectable()
 export class CardsService {
   constructor(

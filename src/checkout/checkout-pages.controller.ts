@@ -10,7 +10,7 @@ import { sendPage } from './page-response';
 
 const ICON_FILE = /^[a-z0-9_-]{1,64}\.svg$/;
 
-/** The hosted pages (SPEC §9). Server-rendered HTML; not part of the JSON API's OpenAPI document. */
+/** The hosted pages (contract §9). Server-rendered HTML; not part of the JSON API's OpenAPI document. */
 @ApiExcludeController()
 @Controller('b/checkout')
 @UseFilters(PageErrorFilter)

@@ -32,7 +32,7 @@ import {
 const cancelPath = (sessionId: string): string => `/b/checkout/txn/${sessionId}/cancel`;
 
 /**
- * The hosted pages (SPEC §9): checkout page, the sandbox gateway's payment page, and what follows an
+ * The hosted pages (contract §9): checkout page, the sandbox gateway's payment page, and what follows an
  * attempt or a cancel. Amounts always come from the stored transaction; the browser only sends the
  * card (never stored beyond brand, last four, expiry and name) or the page's reference to a saved
  * card (never its token), and the CSRF token.
@@ -147,7 +147,7 @@ export class CheckoutPagesService {
   }
 
   /**
-   * The saved cards this transaction's payment page offers (SPEC §15): the customer's unexpired
+   * The saved cards this transaction's payment page offers (contract §15): the customer's unexpired
    * cards on its gateway, when the gateway saves cards; none without a customer.
    */
   private async pageCards(tx: Transaction, gateway: Gateway): Promise<Card[]> {
@@ -187,7 +187,7 @@ export class CheckoutPagesService {
   }
 
   /**
-   * The PNG of a transaction's `qr_code_url` (SPEC §16): a QR code of `checkout_url`, made on
+   * The PNG of a transaction's `qr_code_url` (contract §16): a QR code of `checkout_url`, made on
    * request (a few milliseconds) rather than stored. Unknown → 404.
    */
   async qrCode(file: string): Promise<Buffer> {
@@ -201,7 +201,7 @@ export class CheckoutPagesService {
     });
   }
 
-  /** The customer cancels on the checkout page (SPEC §5 payable → canceled). */
+  /** The customer cancels on the checkout page (contract §5 payable → canceled). */
   async cancel(sessionId: string, csrfToken: string): Promise<PageResponse> {
     const { transaction } = await this.payments.open(sessionId);
     const outcome = await this.transitions.apply(transaction, {

@@ -7,7 +7,7 @@ import { CheckoutPagesController } from './checkout-pages.controller';
 import { CheckoutPagesService } from './checkout-pages.service';
 import { CsrfGuard } from './csrf';
 
-/** The hosted checkout page and the sandbox gateway's payment page (SPEC §9). */
+/** The hosted checkout page and the sandbox gateway's payment page (contract §9). */
 @Module({
   imports: [PaymentsModule, TransactionsModule, AdminConfigModule, CardsModule],
   controllers: [CheckoutPagesController],

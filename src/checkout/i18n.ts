@@ -1,9 +1,9 @@
 import type { TransactionState } from '../transactions/transaction-state';
 
-/** The page languages (SPEC §9): English, and Arabic written right-to-left. */
+/** The page languages (contract §9): English, and Arabic written right-to-left. */
 export type PageLanguage = 'en' | 'ar';
 
-/** A saved-card choice that is not one of the cards the payment page listed (SPEC §15). */
+/** A saved-card choice that is not one of the cards the payment page listed (contract §15). */
 export const NOT_A_PAGE_CARD = 'Choose one of the saved cards shown on this page.';
 
 export interface PageStrings {
@@ -24,7 +24,7 @@ export interface PageStrings {
   cardHint: string;
   pay: string;
   sandboxNotice: string;
-  /** Cash (SPEC §16): what happens after the customer follows the merchant's instructions. */
+  /** Cash (contract §16): what happens after the customer follows the merchant's instructions. */
   cashNotice: string;
   backToCheckout: string;
   reference: string;

@@ -6,7 +6,7 @@ import { CsrfRejected } from './csrf';
 import { sendPage } from './page-response';
 import { errorPage } from './templates';
 
-/** Errors on the pages are pages too (SPEC §1: "pages aside"), never JSON or internals. */
+/** Errors on the pages are pages too (contract §1: "pages aside"), never JSON or internals. */
 @Catch()
 export class PageErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('CheckoutPages');

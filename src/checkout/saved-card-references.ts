@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Card } from '../cards/card.entity';
 
 /**
- * What the payment page calls a customer's saved card (SPEC §15): a reference that means nothing
+ * What the payment page calls a customer's saved card (contract §15): a reference that means nothing
  * outside this transaction's page, never the card's token (a token charges the card through
  * auto-debit and deletes it through the card API; the page's HTML must not carry it).
  *

@@ -162,7 +162,7 @@ export function checkoutPage(view: CheckoutView, language: PageLanguage): string
 export type PaymentField =
   'card' | 'expiry' | 'cvc' | 'name_on_card' | 'saved_card' | 'saved_cvc' | 'save_card';
 
-/** A saved card the customer may pay with (SPEC §15): never more than brand, last four, expiry. */
+/** A saved card the customer may pay with (contract §15): never more than brand, last four, expiry. */
 export interface SavedCardOption {
   /** The page's reference to the card (see pageReferenceOf): never its token. */
   reference: string;
@@ -176,7 +176,7 @@ export interface PaymentView {
   isSandbox: boolean;
   csrfToken: string;
   checkoutUrl: string;
-  /** The customer's saved cards on this gateway (SPEC §15). */
+  /** The customer's saved cards on this gateway (contract §15). */
   savedCards: SavedCardOption[];
   /** The save checkbox: offered (unticked), required by payment_type (ticked, fixed), or absent. */
   save: 'offer' | 'required' | 'none';
@@ -185,7 +185,7 @@ export interface PaymentView {
   typed?: { expiry?: string; name_on_card?: string; saved_card?: string; save_card?: boolean };
   /** Why the last submission was not charged, when another attempt held the transaction. */
   notice?: string;
-  /** A cash gateway (flow `offline`, SPEC §16): the merchant's instructions instead of a card form. */
+  /** A cash gateway (flow `offline`, contract §16): the merchant's instructions instead of a card form. */
   cashInstructions?: string;
 }
 
@@ -231,7 +231,7 @@ const FIELD_ORDER: PaymentField[] = [
 ];
 
 /**
- * The sandbox gateway's payment page (SPEC §9, §15): the customer's saved cards (CVC only), or a
+ * The sandbox gateway's payment page (contract §9, §15): the customer's saved cards (CVC only), or a
  * new card — number, expiry, CVC, name — and the "save this card" checkbox. Works without
  * JavaScript: the radio choice decides which fields count.
  */
@@ -307,7 +307,7 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
   return layout({ language, title: t.paymentTitle, merchantName: view.merchantName, body });
 }
 
-/** A cash gateway's part of the payment page: the merchant's instructions, no form (SPEC §16). */
+/** A cash gateway's part of the payment page: the merchant's instructions, no form (contract §16). */
 function cashSection(view: PaymentView, instructions: string, t: PageStrings): SafeHtml {
   return html`<section class="cash" aria-label="${view.methodName}">
       ${instructions ? html`<p class="instructions" data-testid="cash-instructions">${instructions}</p>` : ''}

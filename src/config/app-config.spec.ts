@@ -46,7 +46,7 @@ describe('loadConfig', () => {
     assert.doesNotMatch(shown, /s3cret/);
   });
 
-  it('reads a DATABASE_URL host list with the pool settings (SPEC §17)', () => {
+  it('reads a DATABASE_URL host list with the pool settings (contract §17)', () => {
     const { database } = loadConfig({
       DATABASE_URL: 'mysql://app:s3cret@n1:4306,n2:4307/shop',
       DB_ACQUIRE_TIMEOUT_MS: '1500',

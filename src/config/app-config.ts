@@ -44,12 +44,12 @@ export function parseRetrySchedule(text: string): number[] {
   });
 }
 
-/** Default retry delays (SPEC §6): quick at first, then every 10 h until the max age (~3 days). */
+/** Default retry delays (contract §6): quick at first, then every 10 h until the max age (~3 days). */
 export const DEFAULT_RETRY_SCHEDULE = '5s,1m,5m,30m,2h,5h,10h';
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
 
-/** The environment variables the service reads (SPEC §14), validated once at boot. */
+/** The environment variables the service reads (contract §14), validated once at boot. */
 class Env {
   @IsOptional()
   @Transform(toInt)
@@ -299,7 +299,7 @@ export interface PoolConfig {
   acquireTimeoutMs: number;
   /**
    * DB_QUERY_TIMEOUT_MS: the longest one statement, and one unit of work's whole run, may take
-   * (a hung server is a lost one, SPEC §17) → 503.
+   * (a hung server is a lost one, contract §17) → 503.
    */
   queryTimeoutMs: number;
   /** DB_POOL_SIZE: connections per replica (MySQL). */
@@ -324,7 +324,7 @@ export class AppConfig {
   readonly webhookSigningKey: string | null;
   readonly webhookAllowPrivate: boolean;
   readonly expirySweepSeconds: number;
-  /** How often each replica settles payment attempts left unfinished (SPEC §17). */
+  /** How often each replica settles payment attempts left unfinished (contract §17). */
   readonly paymentReconcileSeconds: number;
   /**
    * An attempt still waiting for the gateway's answer after this long is asked about (its request
@@ -334,11 +334,11 @@ export class AppConfig {
   readonly logLevel: string;
   readonly attachmentMaxBytes: number;
   readonly attachmentDir: string;
-  /** The saved cards' fingerprint key (SPEC §15), or the file that keeps a generated one. */
+  /** The saved cards' fingerprint key (contract §15), or the file that keeps a generated one. */
   readonly cardFingerprint: { key: string | null; keyFile: string };
   readonly authFailureLimit: number;
   readonly authFailureWindowSeconds: number;
-  /** Outbox delivery (SPEC §6): HTTP timeout of one webhook / SMS attempt. */
+  /** Outbox delivery (contract §6): HTTP timeout of one webhook / SMS attempt. */
   readonly webhookTimeoutMs: number;
   /** Delay before retry n (the last one repeats), in ms. */
   readonly webhookRetryDelaysMs: number[];
@@ -353,13 +353,13 @@ export class AppConfig {
    * on another replica stops working here within this time; on this replica at once.
    */
   readonly apiKeyCacheMs: number;
-  /** A bearer token that may read `GET /metrics` besides admins (SPEC §18), or null. */
+  /** A bearer token that may read `GET /metrics` besides admins (contract §18), or null. */
   readonly metricsToken: string | null;
-  /** An admin console session unused this long is signed out (SPEC §19). */
+  /** An admin console session unused this long is signed out (contract §19). */
   readonly adminSessionIdleMinutes: number;
-  /** Whose `X-Forwarded-For` names the client (SPEC §3's source address): see trust-proxy.ts. */
+  /** Whose `X-Forwarded-For` names the client (contract §3's source address): see trust-proxy.ts. */
   readonly trustProxy: TrustProxy;
-  /** SPEC §17: bytes of request bodies read and parsed at once (each weighs its declared length). */
+  /** contract §17: bytes of request bodies read and parsed at once (each weighs its declared length). */
   readonly bodyBytesInFlight: number;
   /** How long after its request arrived a body may wait for {@link bodyBytesInFlight} room (then 503). */
   readonly bodyWaitMs: number;

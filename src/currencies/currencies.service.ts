@@ -10,7 +10,7 @@ import { Currency } from './currency.entity';
 
 /**
  * The configured currency list; `digits` default from ISO 4217 (the `currency-codes` package).
- * Writes are run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17).
+ * Writes are run again on a deadlock, lock-wait timeout or Galera conflict (contract §17).
  */
 @Injectable()
 export class CurrenciesService {
@@ -33,7 +33,7 @@ export class CurrenciesService {
    */
   lookup(code: string, manager?: EntityManager): Promise<Currency | null> {
     const upper = code.toUpperCase();
-    // Inside a unit of work: through its own connection, never the pool (SPEC §17).
+    // Inside a unit of work: through its own connection, never the pool (contract §17).
     if (manager) return this.cache.getLoaded(upper, () => this.findByCode(upper, manager));
     return this.cache.get(upper, () => this.findByCode(upper));
   }

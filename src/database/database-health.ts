@@ -18,7 +18,7 @@ export interface DatabaseReadiness {
 }
 
 /**
- * Readiness of this replica's database access (SPEC §17): a database answers a ping in time, and
+ * Readiness of this replica's database access (contract §17): a database answers a ping in time, and
  * requests are not being turned away for want of a connection. Liveness never asks it.
  */
 @Injectable()

@@ -3,7 +3,7 @@ import { Metrics } from '../metrics/metrics';
 import { DatabaseHealth } from './database-health';
 import { UnitOfWork } from './unit-of-work';
 
-/** The data layer as operators watch it (SPEC §18): the pool and the unit-of-work retries. */
+/** The data layer as operators watch it (contract §18): the pool and the unit-of-work retries. */
 @Injectable()
 export class DatabaseMetrics implements OnModuleInit {
   constructor(

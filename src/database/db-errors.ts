@@ -1,5 +1,5 @@
 /**
- * What a database error means for the request that met it (SPEC §17): a conflict to retry, a
+ * What a database error means for the request that met it (contract §17): a conflict to retry, a
  * database out of reach (503), or neither (a bug or a rule: handled where it arises).
  */
 
@@ -90,7 +90,7 @@ export function isConnectionLoss(error: unknown): boolean {
 
 /**
  * True when the request failed because the database is out of reach or too contended right now,
- * not because of the request: answered 503 with `Retry-After`, never 500 (SPEC §17).
+ * not because of the request: answered 503 with `Retry-After`, never 500 (contract §17).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return error instanceof DatabaseUnavailableError || isRetryableConflict(error) || isConnectionLoss(error);

@@ -108,7 +108,7 @@ export function isNodeDown(error: unknown): boolean {
 
 /**
  * The mysql2 pool TypeORM drives (passed as its `driver`), for a list of servers — one MySQL, or
- * the nodes of a Galera cluster (SPEC §17):
+ * the nodes of a Galera cluster (contract §17):
  *
  * - new connections come from the first node of the list that answers; a node that fails
  *   (network error, not Synced) is set aside and the next one used; a monitor probes the nodes
@@ -252,7 +252,7 @@ export class FailoverPool {
 
   /**
    * Closes every connection: gracefully, but a node that does not answer within the probe limit
-   * gets its connections cut — shutdown never waits on a hung node (SPEC §17).
+   * gets its connections cut — shutdown never waits on a hung node (contract §17).
    */
   end(callback?: (error?: Error) => void): void {
     this.closed = true;
@@ -428,7 +428,7 @@ export class FailoverPool {
   }
 
   /**
-   * Gives every statement of a new pooled connection a time limit (SPEC §17): the statement limit,
+   * Gives every statement of a new pooled connection a time limit (contract §17): the statement limit,
    * or what is left of its unit of work's, if less. One that overruns it — or is asked for when no
    * time is left — fails with {@link StatementTimeoutError} and its connection is cut (never back
    * in the pool; the server's thread is killed, so its locks go too). A statement sent and not
@@ -506,7 +506,7 @@ export class FailoverPool {
     });
   }
 
-  /** Session settings of a new pooled connection (SPEC §17). */
+  /** Session settings of a new pooled connection (contract §17). */
   private async prepareSession(node: Node, connection: PoolConnection): Promise<void> {
     const db = connection.promise();
     node.galera ??= await isGalera(db);

@@ -22,7 +22,7 @@ export interface MigrationOptions {
 }
 
 /**
- * Applies pending migrations, one replica at a time (SPEC §17). The lock is a row under a unique
+ * Applies pending migrations, one replica at a time (contract §17). The lock is a row under a unique
  * key in `schema_lock`, not `GET_LOCK`: named locks are per server, so on a Galera cluster two
  * replicas on different nodes would both migrate. The holder renews its lease while it works; a
  * holder that died is taken over once its lease ran out. The others wait, then find nothing

@@ -6,7 +6,7 @@ export interface MysqlEndpoint {
 
 /** A parsed `mysql://user:password@host1:port1,host2:port2/database` URL. */
 export interface MysqlUrl {
-  /** In the order given: the service uses the first that answers (SPEC §17). */
+  /** In the order given: the service uses the first that answers (contract §17). */
   endpoints: MysqlEndpoint[];
   user: string;
   password: string;

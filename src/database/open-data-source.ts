@@ -11,7 +11,7 @@ const CONNECT_RETRY_MS = 1000;
 /**
  * Connects (waiting a while for a database that is still starting, as containers started together
  * do), then applies pending migrations under the cluster-wide lock. A start that fails closes its
- * connections before it throws, so the process can exit (SPEC §17).
+ * connections before it throws, so the process can exit (contract §17).
  */
 export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
   const logger = new Logger('Database');

@@ -11,7 +11,7 @@ const limits = new AsyncLocalStorage<TimeLimit>();
 
 /**
  * Runs `work` with every database call it makes — waiting for a connection, each statement —
- * bounded by one deadline `ms` from now (SPEC §17: a unit of work's whole run has a time limit,
+ * bounded by one deadline `ms` from now (contract §17: a unit of work's whole run has a time limit,
  * retries included). A limit already in force that ends sooner stays.
  */
 export async function withinTimeLimit<T>(ms: number, work: () => Promise<T>): Promise<T> {

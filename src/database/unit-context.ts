@@ -29,13 +29,13 @@ export function runOutsideUnits(work: () => void): void {
 export class PoolReadInsideUnitError extends Error {
   constructor() {
     super(
-      "A pooled connection was requested inside a unit of work: read through the unit's manager, or before the unit starts (SPEC §17)",
+      "A pooled connection was requested inside a unit of work: read through the unit's manager, or before the unit starts (contract §17)",
     );
   }
 }
 
 /**
- * SPEC §17: no code holds a pooled connection while it waits for another. A unit that did so
+ * contract §17: no code holds a pooled connection while it waits for another. A unit that did so
  * could deadlock the pool (every connection held by a unit waiting for one more), so the pool
  * refuses such a request outright, and the tests find every path that would.
  */

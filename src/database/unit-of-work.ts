@@ -31,7 +31,7 @@ export interface UnitOfWorkStats {
 }
 
 /**
- * The one way to open a database transaction (SPEC §17).
+ * The one way to open a database transaction (contract §17).
  *
  * `run(work)` runs `work(manager)` in one transaction on one pooled connection (READ COMMITTED:
  * the pool sets it on every session). Inside, read and write only through `manager`: asking the
@@ -43,7 +43,7 @@ export interface UnitOfWorkStats {
  * ({@link afterCommit}).
  *
  * The whole run — waiting for connections, every statement, the retries — has one time limit,
- * `DB_QUERY_TIMEOUT_MS` (SPEC §17): no retry starts once it has passed, and on MySQL a statement
+ * `DB_QUERY_TIMEOUT_MS` (contract §17): no retry starts once it has passed, and on MySQL a statement
  * still waiting then is cut. Then 503. A COMMIT that got no answer in time is like one whose
  * connection was lost: it may have committed, so it is not run again (503).
  *

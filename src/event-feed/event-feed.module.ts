@@ -7,7 +7,7 @@ import { EventFeedService } from './event-feed.service';
 import { EventsFeedController } from './events-feed.controller';
 import { FeedSequencer } from './feed-sequencer';
 
-/** The merchant events feed (SPEC §18), read from the outbox's events. */
+/** The merchant events feed (contract §18), read from the outbox's events. */
 @Module({
   imports: [TypeOrmModule.forFeature([OutboxEvent, EventFeedCounter]), EventsModule],
   controllers: [EventsFeedController],

@@ -14,7 +14,7 @@ export interface FeedQuery {
   sessionId?: string;
 }
 
-/** The merchant events feed (SPEC §18): every event once, oldest first, from a stable cursor. */
+/** The merchant events feed (contract §18): every event once, oldest first, from a stable cursor. */
 @Injectable()
 export class EventFeedService {
   constructor(

@@ -1,5 +1,5 @@
 /**
- * The events feed's cursor (SPEC §18): opaque to merchants, base64url of `feed.<position>` — the
+ * The events feed's cursor (contract §18): opaque to merchants, base64url of `feed.<position>` — the
  * feed position of the last event they saw (0: before the first).
  */
 export function encodeFeedCursor(position: bigint): string {

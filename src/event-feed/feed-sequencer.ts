@@ -12,7 +12,7 @@ const BATCH = 500;
 const MAX_BATCHES = 20;
 
 /**
- * Gives committed events their place in the feed (SPEC §18). Event ids cannot serve: an event
+ * Gives committed events their place in the feed (contract §18). Event ids cannot serve: an event
  * with a smaller id may commit after a reader has seen a larger one (two replicas, two Galera
  * nodes), and that reader would skip it for ever. Positions are handed out only to committed
  * events, under the counter row's lock (a Galera certification conflict on it is retried by the

@@ -12,7 +12,7 @@ export interface DeliveryOutcome {
 
 export const MAX_LOGGED_BODY_BYTES = 1024;
 
-/** HTTP statuses (SPEC §6): 2xx delivered; 429 and 5xx retried; everything else given up. */
+/** HTTP statuses (contract §6): 2xx delivered; 429 and 5xx retried; everything else given up. */
 export function outcomeOfStatus(statusCode: number, responseBody: string): DeliveryOutcome {
   const ok = statusCode >= 200 && statusCode < 300;
   const retryable = statusCode === 429 || statusCode >= 500;

@@ -6,7 +6,7 @@ export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One outbox row: an event to send on one channel to one target (SPEC §6). */
+/** One outbox row: an event to send on one channel to one target (contract §6). */
 @Entity({ name: 'deliveries' })
 @Index('idx_deliveries_status_next_attempt_at', ['status', 'nextAttemptAt'])
 export class Delivery {

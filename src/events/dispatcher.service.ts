@@ -21,7 +21,7 @@ const BATCH_SIZE = 20;
 const SHUTDOWN_GRACE_MS = 4000;
 
 /**
- * Sends due outbox rows (SPEC §6). Every replica runs one: rows are claimed in the database with
+ * Sends due outbox rows (contract §6). Every replica runs one: rows are claimed in the database with
  * a lease, so two workers never send the same row at once and a crashed worker's rows are taken
  * over once its lease runs out. In-process, passes never overlap. It polls every
  * DISPATCH_INTERVAL_MS and is poked right after a commit that recorded events.
@@ -57,7 +57,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     // One listener per send in flight: passes send BATCH_SIZE at once, direct sends one per commit.
     setMaxListeners(0, this.interrupt.signal);
     this.started = true;
-    // The unit of work runs commit callbacks outside the committed unit (SPEC §17).
+    // The unit of work runs commit callbacks outside the committed unit (contract §17).
     this.outbox.onCommitted(() => this.poke());
     this.outbox.setClaimant(this);
     if (!(await this.adminConfig.webhookSigningKey())) {
@@ -71,7 +71,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   /**
    * Stops claiming; lets the sends in flight finish for a few seconds, then interrupts them (their
    * attempt is logged as interrupted and retried by any replica), so shutdown stays within 10 s
-   * (SPEC §17) even when a receiver hangs.
+   * (contract §17) even when a receiver hangs.
    */
   async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
@@ -225,7 +225,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /**
-   * Retry policy (SPEC §6): delivered on success; retryable failures wait the next delay of
+   * Retry policy (contract §6): delivered on success; retryable failures wait the next delay of
    * WEBHOOK_RETRY_SCHEDULE (the last one repeats) while the delivery is younger than
    * WEBHOOK_MAX_AGE_SECONDS; anything else fails for good.
    */

@@ -16,7 +16,7 @@ export interface SignedEvent {
 }
 
 /**
- * Webhook payloads as API answers (SPEC §15 auto-debit, §16 inquiry and cash): the same signed
+ * Webhook payloads as API answers (contract §15 auto-debit, §16 inquiry and cash): the same signed
  * body the webhook carries, and the webhook sent again on request.
  */
 @Injectable()
@@ -28,7 +28,7 @@ export class EventPayloads {
     private readonly dispatcher: DispatcherService,
   ) {}
 
-  /** An event's webhook body, signed (the events feed, SPEC §18). */
+  /** An event's webhook body, signed (the events feed, contract §18). */
   signed(event: OutboxEvent): Promise<Record<string, unknown>> {
     return this.sender.signedPayload(event);
   }
@@ -46,7 +46,7 @@ export class EventPayloads {
 
   /**
    * The transaction's latest event: every state change records one, so its payload is the
-   * current state (SPEC §16 inquiry). Null only for a transaction without events.
+   * current state (contract §16 inquiry). Null only for a transaction without events.
    */
   async latest(transactionId: string): Promise<SignedEvent | null> {
     const [event] = await this.events.find({

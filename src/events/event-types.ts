@@ -1,4 +1,4 @@
-/** Events a transaction emits (SPEC §5/§6): the new state's name; `error` emits `failed`. */
+/** Events a transaction emits (contract §5/§6): the new state's name; `error` emits `failed`. */
 export const EVENT_NAMES = [
   'created',
   'paid',

@@ -10,7 +10,7 @@ export interface NotificationContext {
   merchant_name: string;
 }
 
-/** One event of a transaction (SPEC §6), written in the same DB transaction as its state change. */
+/** One event of a transaction (contract §6), written in the same DB transaction as its state change. */
 @Entity({ name: 'events' })
 @Index('uq_events_transaction_sequence', ['transactionId', 'sequence'], { unique: true })
 export class OutboxEvent {
@@ -44,7 +44,7 @@ export class OutboxEvent {
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 
-  /** Its place in the merchant events feed (SPEC §18), given after it was committed; null until then. */
+  /** Its place in the merchant events feed (contract §18), given after it was committed; null until then. */
   @Index('uq_events_feed_position', { unique: true })
   @Column({ name: 'feed_position', type: 'bigint', nullable: true })
   feedPosition: string | null;

@@ -7,7 +7,7 @@ import type { DeliveryDto, EventDto, RedeliveryDto } from './event-admin.dto';
 import { EventPayloads } from './event-payloads';
 
 /**
- * The admin view of a transaction's events and their deliveries (SPEC §8), by the transaction's
+ * The admin view of a transaction's events and their deliveries (contract §8), by the transaction's
  * row id: the admin controller resolves the session first.
  */
 @Injectable()

@@ -15,7 +15,7 @@ import { OutboxService } from './outbox.service';
 import { WebhookSender } from './webhooks/webhook-sender';
 
 /**
- * Events (SPEC §6): the outbox, the dispatcher, the webhook / e-mail / SMS senders and the admin
+ * Events (contract §6): the outbox, the dispatcher, the webhook / e-mail / SMS senders and the admin
  * view of deliveries. A lower layer: it records the envelopes its producers (transactions) build
  * and never reads or writes their tables.
  */

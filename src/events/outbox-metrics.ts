@@ -4,7 +4,7 @@ import { DeliveriesRepository } from './deliveries.repository';
 import { DELIVERY_CHANNELS } from './delivery.entity';
 
 /**
- * The outbox as operators watch it (SPEC §18): pending deliveries and the age of the oldest one,
+ * The outbox as operators watch it (contract §18): pending deliveries and the age of the oldest one,
  * per channel, read from the database at each scrape (one grouped query over the pending rows,
  * which the status index finds). A channel with nothing pending reads 0.
  */

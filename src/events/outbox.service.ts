@@ -30,7 +30,7 @@ export interface Claimant {
 }
 
 /**
- * The transactional outbox (SPEC §6): `record` is called inside the DB transaction that changes
+ * The transactional outbox (contract §6): `record` is called inside the DB transaction that changes
  * the subject's state, so the change, its event and one delivery row per planned channel and
  * target commit together — or not at all. The dispatcher sends them after the commit. What an
  * event says and whom it goes to is the producer's business (an {@link EventEnvelope}).

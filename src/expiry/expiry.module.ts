@@ -4,7 +4,7 @@ import { TransactionsModule } from '../transactions/transactions.module';
 import { ExpiryJob } from './expiry.job';
 import { ExpiryService } from './expiry.service';
 
-/** Auto-expiry of overdue transactions (SPEC §7). */
+/** Auto-expiry of overdue transactions (contract §7). */
 @Module({
   imports: [TransactionsModule, AdminConfigModule],
   providers: [ExpiryService, ExpiryJob],

@@ -21,7 +21,7 @@ export interface SweepResult {
 }
 
 /**
- * Auto-expiry (SPEC §7): moves payable transactions past their deadline to `expired` in batches,
+ * Auto-expiry (contract §7): moves payable transactions past their deadline to `expired` in batches,
  * through the state machine. Safe on several replicas at once (each batch claims its rows in the
  * database) and never overlapping itself in one process.
  */

@@ -10,12 +10,12 @@ export type GatewayType = (typeof GATEWAY_TYPES)[number];
 export const GATEWAY_OPERATIONS = ['purchase', 'authorize'] as const;
 export type GatewayOperation = (typeof GATEWAY_OPERATIONS)[number];
 /**
- * How the customer pays: `redirect` to the gateway's payment page, or `offline` (cash, SPEC §16):
+ * How the customer pays: `redirect` to the gateway's payment page, or `offline` (cash, contract §16):
  * the page shows the merchant's instructions and the merchant acknowledges the money.
  */
 export const GATEWAY_FLOWS = ['redirect', 'offline'] as const;
 export type GatewayFlow = (typeof GATEWAY_FLOWS)[number];
-/** The `pg` of cash gateways (SPEC §16): always flow `offline`. */
+/** The `pg` of cash gateways (contract §16): always flow `offline`. */
 export const CASH_PG = 'cash';
 export const isCash = (gateway: Pick<Gateway, 'pg'>): boolean => gateway.pg === CASH_PG;
 
@@ -62,7 +62,7 @@ export class Gateway {
   @Column({ name: 'is_active', type: 'boolean' })
   isActive: boolean;
 
-  /** Can save cards for later charges (SPEC §15); sandbox gateways can. */
+  /** Can save cards for later charges (contract §15); sandbox gateways can. */
   @Column({ type: 'boolean', default: false })
   tokenizable: boolean;
 

@@ -20,7 +20,7 @@ export interface GatewayInput {
   flow: GatewayFlow;
   requireCustomerPhone: boolean;
   isActive: boolean;
-  /** Can save cards (SPEC §15); a new gateway defaults to its type being `sandbox`. */
+  /** Can save cards (contract §15); a new gateway defaults to its type being `sandbox`. */
   tokenizable: boolean;
   /** Shown to the customer on the payment page (cash gateways: where and how to pay). */
   instructions: string;
@@ -40,7 +40,7 @@ export const GATEWAY_DEFAULTS = {
 
 /**
  * Gateway settings instances ("pg codes") that transactions are paid through. Each write commits
- * on its own and is run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17).
+ * on its own and is run again on a deadlock, lock-wait timeout or Galera conflict (contract §17).
  */
 @Injectable()
 export class GatewaysService {
@@ -56,13 +56,13 @@ export class GatewaysService {
    * seconds; never mutate the result. Admin and payment paths use {@link findByCode}.
    */
   lookup(code: string, manager?: EntityManager): Promise<Gateway | null> {
-    // Inside a unit of work: through its own connection, never the pool (SPEC §17).
+    // Inside a unit of work: through its own connection, never the pool (contract §17).
     if (manager) return this.cache.getLoaded(code, () => this.findByCode(code, manager));
     return this.cache.get(code, () => this.findByCode(code));
   }
 
   /**
-   * Codes compare exactly (SPEC §3): a PAD SPACE collation would otherwise answer `"sandbox "`
+   * Codes compare exactly (contract §3): a PAD SPACE collation would otherwise answer `"sandbox "`
    * with the `sandbox` gateway.
    */
   async findByCode(code: string, manager?: EntityManager): Promise<Gateway | null> {
@@ -125,7 +125,7 @@ export class GatewaysService {
     return all.filter((g) => g.currencies.includes(currencyCode.toUpperCase())).map((g) => g.code);
   }
 
-  /** Deletes a gateway no transaction uses; one in use is deactivated instead (SPEC §8). */
+  /** Deletes a gateway no transaction uses; one in use is deactivated instead (contract §8). */
   async remove(code: string, inUse: boolean): Promise<'deleted' | 'deactivated'> {
     const gateway = await this.get(code);
     this.cache.delete(code);

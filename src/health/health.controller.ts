@@ -4,7 +4,7 @@ import { HealthCheck, HealthCheckResult, HealthCheckService, HealthIndicatorServ
 import { DetailDto } from '../common/errors/error-body.dto';
 import { DatabaseHealth } from '../database/database-health';
 
-/** Terminus' own 503 schema does not apply: the global ErrorFilter answers `{"detail"}` (SPEC §2). */
+/** Terminus' own 503 schema does not apply: the global ErrorFilter answers `{"detail"}` (contract §2). */
 const PROBE = HealthCheck({ noCache: true, swaggerDocumentation: false });
 const OK = ApiOkResponse({
   description: 'Healthy',

@@ -5,7 +5,7 @@ import { LIMITS } from '../common/validation/limits';
 export type IdempotencyStatus = 'in_flight' | 'done';
 
 /**
- * One `Idempotency-Key` of one credential on one route (SPEC §11): claimed by the first request
+ * One `Idempotency-Key` of one credential on one route (contract §11): claimed by the first request
  * (unique key: the database decides who is first), then holding that request's response, which
  * a repeat with the same body gets back. Kept 24 hours.
  */

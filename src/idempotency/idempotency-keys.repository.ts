@@ -32,7 +32,7 @@ export interface StoredResponse {
 }
 
 /**
- * The rows of `idempotency_keys` (SPEC §11). Every change is conditional: no check-then-write.
+ * The rows of `idempotency_keys` (contract §11). Every change is conditional: no check-then-write.
  * Writes race other replicas (on Galera, other nodes), so each is retried on a conflict.
  */
 @Injectable()

@@ -5,7 +5,7 @@ import { IdempotencyService } from './idempotency.service';
 
 const SWEEP_INTERVAL_MS = 15 * 60 * 1000;
 
-/** Every 15 minutes each replica deletes the keys older than 24 h (SPEC §11); overlap is harmless. */
+/** Every 15 minutes each replica deletes the keys older than 24 h (contract §11); overlap is harmless. */
 @Injectable()
 export class IdempotencySweepJob extends IntervalJob {
   constructor(

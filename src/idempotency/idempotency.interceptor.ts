@@ -16,7 +16,7 @@ export const MISMATCH_MESSAGE = 'This Idempotency-Key was already used with a di
 const KEPT_HEADERS = ['ETag', 'Location'];
 
 /**
- * SPEC §11 on one route: with an `Idempotency-Key` header, the request claims the key for its
+ * contract §11 on one route: with an `Idempotency-Key` header, the request claims the key for its
  * credential and route before the handler runs; a repeat with the same fingerprint gets the first
  * response back (`Idempotent-Replayed: true`). Only successful (2xx) responses are kept: a refused
  * or failed request frees the key (docs/decisions.md, "Idempotency").

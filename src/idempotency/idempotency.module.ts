@@ -5,7 +5,7 @@ import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotencySweepJob } from './idempotency-sweep.job';
 import { IdempotencyService } from './idempotency.service';
 
-/** `Idempotency-Key` (SPEC §11): import it and put `@Idempotent()` on a handler. */
+/** `Idempotency-Key` (contract §11): import it and put `@Idempotent()` on a handler. */
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
   providers: [IdempotencyKeysRepository, IdempotencyService, IdempotencySweepJob],

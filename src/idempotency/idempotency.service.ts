@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { IdempotencyKeysRepository, type KeyRef, type StoredResponse } from './idempotency-keys.repository';
 
-/** How long a key and its response are kept (SPEC §11); older rows count as absent. */
+/** How long a key and its response are kept (contract §11); older rows count as absent. */
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim still in flight after this long belongs to a request that died: the next repeat takes over. */
 export const CLAIM_LEASE_MS = 60_000;
@@ -27,7 +27,7 @@ export type Claim =
   | { kind: 'replay'; response: StoredResponse };
 
 /**
- * `Idempotency-Key` (SPEC §11), Stripe's way: the first request claims (credential, key, route) by
+ * `Idempotency-Key` (contract §11), Stripe's way: the first request claims (credential, key, route) by
  * INSERT, runs, and stores its response; a repeat with the same fingerprint gets that response
  * back, one with another fingerprint a 422, one while the first still runs a 409. Keys live 24 h.
  */

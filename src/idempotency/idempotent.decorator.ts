@@ -5,7 +5,7 @@ import { LIMITS } from '../common/validation/limits';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
- * The route honours `Idempotency-Key` (SPEC §11): applies the interceptor and documents the header
+ * The route honours `Idempotency-Key` (contract §11): applies the interceptor and documents the header
  * and its 409/422 answers. Put it ABOVE `@UseInterceptors(AttachmentUploadInterceptor)`:
  * decorators apply bottom-up, so the upload interceptor then runs first and the fingerprint sees
  * the file.

@@ -21,7 +21,7 @@ export interface FingerprintInput {
   files: FileFingerprint[];
 }
 
-/** SHA-256 (hex) identifying "the same request" for `Idempotency-Key` (SPEC §11). */
+/** SHA-256 (hex) identifying "the same request" for `Idempotency-Key` (contract §11). */
 export function requestFingerprint(input: FingerprintInput): string {
   const files = [...input.files].sort((a, b) => canonicalJson(a).localeCompare(canonicalJson(b)));
   return createHash('sha256')

@@ -11,10 +11,10 @@ import { AppConfig } from '../config/app-config';
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /**
- * `GET /metrics` (SPEC §18): `Authorization: Bearer $METRICS_TOKEN` when the token is set
+ * `GET /metrics` (contract §18): `Authorization: Bearer $METRICS_TOKEN` when the token is set
  * (compared in constant time, failures throttled like every credential: per source address, the
  * lock checked after the token), otherwise an admin's Basic credentials, checked exactly as on
- * the admin API. Cross-site requests are refused first, as on every authenticated route (SPEC §3).
+ * the admin API. Cross-site requests are refused first, as on every authenticated route (contract §3).
  */
 @Injectable()
 export class MetricsAccessGuard implements CanActivate {

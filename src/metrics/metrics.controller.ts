@@ -26,7 +26,7 @@ export class MetricsController {
   @ApiOperation({
     summary: 'Prometheus metrics of this replica',
     description:
-      'HTTP durations by route and status, DB pool in use/waiting, unit-of-work retries, outbox backlog and oldest pending age per channel, delivery results, expiry sweeps, state transitions, and the process (SPEC §18).',
+      'HTTP durations by route and status, DB pool in use/waiting, unit-of-work retries, outbox backlog and oldest pending age per channel, delivery results, expiry sweeps, state transitions, and the process (contract §18).',
     operationId: 'metrics',
   })
   @ApiBasicAuth(BASIC_SECURITY)

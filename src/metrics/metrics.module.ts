@@ -3,7 +3,7 @@ import { MetricsAccessGuard } from './metrics-access.guard';
 import { MetricsController } from './metrics.controller';
 import { Metrics } from './metrics';
 
-/** `GET /metrics` and the registry every module records into (SPEC §18). */
+/** `GET /metrics` and the registry every module records into (contract §18). */
 @Global()
 @Module({
   controllers: [MetricsController],

@@ -6,7 +6,7 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const SWEEP_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 
 /**
- * This replica's Prometheus registry (SPEC §18), one per application (tests run several in one
+ * This replica's Prometheus registry (contract §18), one per application (tests run several in one
  * process, so never prom-client's global one). The instruments that code pushes to live here;
  * the ones read at scrape time (pool, outbox backlog) are added by the module that owns the data,
  * through {@link Metrics.gauge}.

@@ -5,7 +5,7 @@ import { METRICS_SECURITY } from '../metrics/metrics-security';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** The OpenAPI 3 document, generated from the controllers' and DTOs' decorators (SPEC §13). */
+/** The OpenAPI 3 document, generated from the controllers' and DTOs' decorators (contract §13). */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Checkout API')
@@ -101,7 +101,7 @@ function nullableReferences(document: OpenAPIObject): void {
 }
 
 /**
- * SPEC §17: any route that reaches the database may answer 503 (no database, or none answering in
+ * contract §17: any route that reaches the database may answer 503 (no database, or none answering in
  * time) with `Retry-After`; say so on every operation that does not already.
  */
 function documentUnavailable(document: OpenAPIObject): void {

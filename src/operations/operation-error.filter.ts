@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { ErrorFilter } from '../common/errors/error.filter';
 
 /**
- * SPEC §2: on the operations API every `{"detail"}` error (401 from the guard, malformed JSON, ...)
+ * contract §2: on the operations API every `{"detail"}` error (401 from the guard, malformed JSON, ...)
  * also carries `"operation"` and `"result": "failed"`.
  */
 @Catch()

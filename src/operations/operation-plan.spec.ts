@@ -25,7 +25,7 @@ const refusal = (run: () => unknown): string => {
   return assert.fail('expected a refusal');
 };
 
-/** SPEC §5/§10: what each operation does to a transaction as it is, decided without I/O. */
+/** contract §5/§10: what each operation does to a transaction as it is, decided without I/O. */
 describe('planOperation', () => {
   it('cancels and expires only what the state table allows, without amounts or a gateway call', () => {
     assert.deepEqual(planOperation('cancel', tx('created'), null, 3), {

@@ -7,7 +7,7 @@ import { TransactionsModule } from '../transactions/transactions.module';
 import { OperationsController } from './operations.controller';
 import { OperationsService } from './operations.service';
 
-/** The operations API (SPEC §10). */
+/** The operations API (contract §10). */
 @Module({
   imports: [IdempotencyModule, TransactionsModule, PaymentsModule, CurrenciesModule, GatewaysModule],
   controllers: [OperationsController],

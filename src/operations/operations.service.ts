@@ -35,7 +35,7 @@ const DONE: Record<Operation, string> = {
   delete: 'The transaction has been deleted.',
 };
 
-/** An operation's answer: status code and SPEC §10 body. */
+/** An operation's answer: status code and contract §10 body. */
 export interface OperationAnswer {
   status: number;
   body: Record<string, unknown>;
@@ -43,7 +43,7 @@ export interface OperationAnswer {
   replayed?: boolean;
 }
 
-/** A refused operation: SPEC §10's `{"detail", "operation", "result": "failed"}` (400 unless said). */
+/** A refused operation: contract §10's `{"detail", "operation", "result": "failed"}` (400 unless said). */
 export class OperationRefused extends DomainError {
   constructor(
     message: string,
@@ -54,7 +54,7 @@ export class OperationRefused extends DomainError {
 }
 
 /**
- * The operations API (SPEC §10): capture, void, refund, cancel and expire, through the state
+ * The operations API (contract §10): capture, void, refund, cancel and expire, through the state
  * machine. Amounts use decimal math against what is left. A `Tracking-Key` makes a repeat answer
  * the first result.
  */
@@ -86,7 +86,7 @@ export class OperationsService {
         new OperationRefused(`Tracking-Key must be 1 to ${MAX_TRACKING_KEY} characters.`),
       );
     }
-    // The Idempotency-Key engine (SPEC §11), on a route of its own: claim, 409 while the first
+    // The Idempotency-Key engine (contract §11), on a route of its own: claim, 409 while the first
     // request runs, 422 for another body, the first answer replayed (failed ones too), 24 h.
     const fingerprint = createHash('sha256').update(canonicalJson(input)).digest('hex');
     const ref = { scope: principalScope(principal), key: trackingKey, route: TRACKING_KEY_ROUTE };
@@ -183,7 +183,7 @@ export class OperationsService {
   }
 
   /**
-   * The `delete` operation (SPEC §16): hides the transaction and releases its order_no; a payable
+   * The `delete` operation (contract §16): hides the transaction and releases its order_no; a payable
    * one is canceled first, in the same unit of work (its `canceled` event says `operation: delete`).
    * An authorization still holds the customer's money: it must be voided or captured first.
    */
@@ -231,7 +231,7 @@ export class OperationsService {
 
   /**
    * The transaction the request names. One on a gateway the caller may not use answers exactly as
-   * an unknown one (SPEC §3: permissions reveal nothing); by order_no, such transactions are not
+   * an unknown one (contract §3: permissions reveal nothing); by order_no, such transactions are not
    * considered at all.
    */
   private async find(principal: Principal, input: Record<string, unknown>): Promise<Transaction> {
@@ -284,7 +284,7 @@ interface Plan {
 }
 
 /**
- * What an operation does to the transaction as it is now, or why it is refused (SPEC §5/§10).
+ * What an operation does to the transaction as it is now, or why it is refused (contract §5/§10).
  * `requested` is the amount sent (capture, refund), null for "the rest".
  */
 export function planOperation(

@@ -4,7 +4,7 @@ import { GatewaysModule } from '../gateways/gateways.module';
 import { PaymentMethodsController } from './payment-methods.controller';
 import { PaymentMethodsService } from './payment-methods.service';
 
-/** `POST /b/pbl/v2/payment-methods/` (SPEC §16): gateways and saved cards a merchant can offer. */
+/** `POST /b/pbl/v2/payment-methods/` (contract §16): gateways and saved cards a merchant can offer. */
 @Module({
   imports: [GatewaysModule, CardsModule],
   controllers: [PaymentMethodsController],

@@ -11,7 +11,7 @@ import type { PaymentMethodsRequestDto } from './dto/payment-methods-request.dto
 import type { AvailablePaymentMethodDto, PaymentMethodsDto } from './dto/payment-methods.dto';
 
 /**
- * What a merchant can offer (SPEC §16): the active gateways the caller may use that match every
+ * What a merchant can offer (contract §16): the active gateways the caller may use that match every
  * filter sent, and the customer's saved cards on them.
  */
 @Injectable()

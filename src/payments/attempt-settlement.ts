@@ -30,7 +30,7 @@ export interface ReconcileResult {
 }
 
 /**
- * Settles payment attempts (SPEC §17): from a stored gateway answer to the transaction's new state
+ * Settles payment attempts (contract §17): from a stored gateway answer to the transaction's new state
  * and its event, exactly once however often it runs; and for attempts left unfinished (a crash,
  * a lost connection, a database that failed after the gateway answered), by asking the gateway.
  */
@@ -96,7 +96,7 @@ export class AttemptSettlement {
   }
 
   /**
-   * The card of a settled attempt (SPEC §15): saved now when the attempt asked to and the gateway
+   * The card of a settled attempt (contract §15): saved now when the attempt asked to and the gateway
    * tokenized it, or the saved card it charged; null for a one-off payment.
    */
   private async cardOf(
@@ -180,7 +180,7 @@ export class AttemptSettlement {
   }
 
   /**
-   * Settles the attempt holding a transaction now if its outcome can be known (SPEC §16 inquiry):
+   * Settles the attempt holding a transaction now if its outcome can be known (contract §16 inquiry):
    * from its stored answer, or by asking the gateway. Never releases a young attempt.
    */
   async settleHolder(tx: Transaction): Promise<FinishResult | null> {

@@ -3,7 +3,7 @@ import { ServiceUnavailable } from '../common/errors/domain-errors';
 import { EventPayloads } from '../events/event-payloads';
 import { PaymentsService } from './payments.service';
 
-/** Merchant-initiated charges of saved cards (SPEC §15). */
+/** Merchant-initiated charges of saved cards (contract §15). */
 @Injectable()
 export class AutoDebitService {
   constructor(

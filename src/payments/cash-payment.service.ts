@@ -14,7 +14,7 @@ import { ATTEMPT_IN_PROGRESS, AttemptRefused, notPayable, PaymentsService } from
 const CASH_RECEIVED: StoredAnswer = { result: 'success', responseCode: '00' };
 
 /**
- * The merchant's acknowledgement of cash (SPEC §16): a payable transaction on a cash gateway
+ * The merchant's acknowledgement of cash (contract §16): a payable transaction on a cash gateway
  * becomes `paid`, with its `paid` event and a settled attempt (so admins see it and a refund
  * applies to it), all in one unit of work. Two acknowledgements at once pay once.
  */

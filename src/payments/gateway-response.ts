@@ -26,13 +26,13 @@ const RESULT_MESSAGES: Readonly<Record<StoredAnswer['result'], string>> = {
   error: 'Gateway error',
 };
 
-/** The webhook's `message` (SPEC §16): what the attempt's response code means. */
+/** The webhook's `message` (contract §16): what the attempt's response code means. */
 export function responseMessage(answer: Pick<StoredAnswer, 'result' | 'responseCode'>): string {
   return RESPONSE_MESSAGES[answer.responseCode] ?? RESULT_MESSAGES[answer.result];
 }
 
 /**
- * The webhook's `gateway_response` (SPEC §16): the gateway's answer as stored with the attempt.
+ * The webhook's `gateway_response` (contract §16): the gateway's answer as stored with the attempt.
  * Never card data, nor the gateway's card token (a credential to charge the card).
  */
 export function gatewayResponse(

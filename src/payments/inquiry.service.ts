@@ -10,7 +10,7 @@ import { AttemptSettlement } from './attempt-settlement';
 import type { InquiryDto } from './dto/inquiry.dto';
 
 /**
- * The inquiry (SPEC §16): a transaction's current state as its webhook payload, after settling an
+ * The inquiry (contract §16): a transaction's current state as its webhook payload, after settling an
  * attempt that still holds it by asking the gateway; optionally sent again as a webhook.
  */
 @Injectable()
@@ -34,7 +34,7 @@ export class InquiryService {
 
   /**
    * The transaction the body names. One on a gateway the caller may not use answers exactly as an
-   * unknown one (SPEC §3: permissions reveal nothing); by order_no, such transactions are not
+   * unknown one (contract §3: permissions reveal nothing); by order_no, such transactions are not
    * considered at all.
    */
   private async find(principal: Principal, body: InquiryDto): Promise<Transaction> {

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
 
 /**
- * The card of an attempt as it may be kept (SPEC §15): enough to save it once the gateway has
+ * The card of an attempt as it may be kept (contract §15): enough to save it once the gateway has
  * answered — also when the reconciler settles the attempt later — and never the number or CVC.
  */
 export interface AttemptCard {
@@ -24,7 +24,7 @@ export type AttemptResult = (typeof ATTEMPT_RESULTS)[number];
 
 /**
  * One payment attempt on a transaction: the reference number, the gateway code, the result and the
- * gateway's response code; of the card only what may be kept (AttemptCard). Its life (SPEC §17): written `pending` before the
+ * gateway's response code; of the card only what may be kept (AttemptCard). Its life (contract §17): written `pending` before the
  * gateway is called; the answer stored as soon as it arrives (`completed_at`); then the
  * transaction settled from it (`settled_at`) — each step durable before the next, so a crash at
  * any point leaves something the reconciler can finish.

@@ -9,7 +9,7 @@ import { PaymentAttempt, type AttemptResult } from './payment-attempt.entity';
 export interface StoredAnswer {
   result: Exclude<AttemptResult, 'pending'>;
   responseCode: string;
-  /** The gateway's token of a card it saved (SPEC §15). */
+  /** The gateway's token of a card it saved (contract §15). */
   gatewayToken?: string | null;
 }
 
@@ -35,7 +35,7 @@ export class PaymentAttemptsRepository {
   }
 
   /**
-   * Stores the gateway's answer, on its own and at once (SPEC §17: before anything else can fail).
+   * Stores the gateway's answer, on its own and at once (contract §17: before anything else can fail).
    * Only while the attempt is still pending: a later copy of the same answer changes nothing.
    */
   async storeAnswer(referenceNumber: string, answer: StoredAnswer, at: Date = new Date()): Promise<void> {

@@ -25,7 +25,7 @@ import { ReconcilerJob } from './reconciler.job';
 import { TestHelpersController } from './test-helpers.controller';
 
 /**
- * Payment attempts and the gateway adapters (SPEC §9). A real gateway adapter is one more provider
+ * Payment attempts and the gateway adapters (contract §9). A real gateway adapter is one more provider
  * added to the GATEWAY_ADAPTERS list below, beside the sandbox one.
  */
 @Module({

@@ -24,7 +24,7 @@ const CARD = { card: readNewCard({ card: '4111 1111 1111 1111' }, numberOnlyDefa
 type Step = { step: 'claim' | 'pay' | 'inquire' | 'store' | 'settle'; detail?: unknown };
 
 /**
- * The service tier of SPEC §17's payment promise: PaymentsService with its collaborators replaced
+ * The service tier of contract §17's payment promise: PaymentsService with its collaborators replaced
  * by fakes that note each step, so the order (claim → gateway → stored answer → settle) and the
  * failure paths are checked without a database or a gateway.
  */

@@ -44,7 +44,7 @@ export interface AttemptRequest {
   payWith: PaymentCard;
   /** The payment method the customer chose (payment page URL); must be the transaction's. */
   pgCode?: string;
-  /** The test helper runs only against sandbox gateways (SPEC §9). */
+  /** The test helper runs only against sandbox gateways (contract §9). */
   sandboxOnly?: boolean;
 }
 
@@ -57,7 +57,7 @@ export interface AttemptResultView {
 /**
  * An attempt that did not reach the gateway because the transaction could not be claimed: it is
  * not payable, or another attempt holds it. Carries the transaction as it is now, so the customer
- * sees its real state (SPEC §17).
+ * sees its real state (contract §17).
  */
 export class AttemptRefused extends StateConflict {
   constructor(
@@ -69,8 +69,8 @@ export class AttemptRefused extends StateConflict {
 }
 
 /**
- * A payment attempt (SPEC §9), the same for the payment page and the test helper, built so that a
- * gateway outcome is never lost (SPEC §17):
+ * A payment attempt (contract §9), the same for the payment page and the test helper, built so that a
+ * gateway outcome is never lost (contract §17):
  *
  * 1. claim: one conditional write makes this the only attempt in flight (payable, before the
  *    deadline, no other attempt), and the attempt row is written with its reference — before the
@@ -99,7 +99,7 @@ export class PaymentsService {
 
   /**
    * The transaction a customer is about to pay, expired first when its deadline has passed while it
-   * was still payable (SPEC §7: the customer then sees `expired`). 404 when unknown, or when
+   * was still payable (contract §7: the customer then sees `expired`). 404 when unknown, or when
    * `pgCode` is not its payment method.
    */
   async open(sessionId: string, pgCode?: string): Promise<{ transaction: Transaction; gateway: Gateway }> {
@@ -149,7 +149,7 @@ export class PaymentsService {
    * attempt found holding it long after its request should have finished is settled first.
    */
   /**
-   * What the gateway charges and what the attempt keeps of the card (SPEC §15). A typed card is
+   * What the gateway charges and what the attempt keeps of the card (contract §15). A typed card is
    * saved when asked to or when the transaction's payment_type says so — only for a customer, on a
    * tokenizable gateway. A saved card must be the transaction's customer's, on its gateway, and
    * not expired (400 under `token`).

@@ -7,7 +7,7 @@ import { AttemptSettlement } from './attempt-settlement';
 export const RECONCILE_INTERVAL_NAME = 'payment-reconcile';
 
 /**
- * The scheduled shell of the payment reconciler (SPEC §17): every PAYMENT_RECONCILE_SECONDS it
+ * The scheduled shell of the payment reconciler (contract §17): every PAYMENT_RECONCILE_SECONDS it
  * settles attempts left unfinished. Several replicas may run at once (settling is conditional).
  */
 @Injectable()

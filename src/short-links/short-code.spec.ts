@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { randomShortCode, SHORT_CODE_PATTERN } from './short-code';
 
 describe('short codes', () => {
-  it('are 8 base62 characters by default (SPEC §12: at least 7)', () => {
+  it('are 8 base62 characters by default (contract §12: at least 7)', () => {
     for (let i = 0; i < 200; i++) assert.match(randomShortCode(), /^[0-9A-Za-z]{8}$/);
     assert.match(randomShortCode(12), /^[0-9A-Za-z]{12}$/);
   });

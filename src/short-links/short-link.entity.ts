@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumn } from '../database/columns';
 
-/** `/s/{code}` → `target` (SPEC §12). The code's unique key is what makes codes unique. */
+/** `/s/{code}` → `target` (contract §12). The code's unique key is what makes codes unique. */
 @Entity({ name: 'short_links' })
 export class ShortLink {
   @PrimaryGeneratedColumn({ type: 'bigint' })

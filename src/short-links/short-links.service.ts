@@ -8,7 +8,7 @@ import { randomShortCode, SHORT_CODE_PATTERN } from './short-code';
 
 const ATTEMPTS = 5;
 
-/** Short links `/s/{code}` (SPEC §12) for the checkout page and attachments. */
+/** Short links `/s/{code}` (contract §12) for the checkout page and attachments. */
 @Injectable()
 export class ShortLinksService {
   constructor(

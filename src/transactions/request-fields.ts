@@ -2,10 +2,10 @@ import { canonicalDecimal } from '../common/money/money';
 import { formatDuration } from '../common/time/duration';
 import type { Transaction } from './transaction.entity';
 
-/** Fields a create must send and an update may not clear (SPEC §4). */
+/** Fields a create must send and an update may not clear (contract §4). */
 export const REQUIRED_FIELDS: ReadonlySet<string> = new Set(['type', 'amount', 'currency_code', 'pg_codes']);
 
-/** The stored transaction as request fields, to merge an update into (SPEC §4 "Update rules"). */
+/** The stored transaction as request fields, to merge an update into (contract §4 "Update rules"). */
 export function toRequestFields(tx: Transaction): Record<string, unknown> {
   const fields: Record<string, unknown> = {
     type: tx.type,
@@ -37,7 +37,7 @@ export function toRequestFields(tx: Transaction): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
-/** Applies a partial update to the stored fields: sent keys replace, `null` clears (SPEC §1). */
+/** Applies a partial update to the stored fields: sent keys replace, `null` clears (contract §1). */
 export function mergeRequestFields(
   stored: Record<string, unknown>,
   patch: Record<string, unknown>,

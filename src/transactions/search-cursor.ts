@@ -7,7 +7,7 @@ export interface SearchPosition {
 const DECODED = /^(\d{1,15})\.([1-9]\d{0,19})$/;
 
 /**
- * The opaque `cursor` of the admin search (SPEC §18): base64url of `<created_at ms>.<id>`. A
+ * The opaque `cursor` of the admin search (contract §18): base64url of `<created_at ms>.<id>`. A
  * keyset, not an offset: rows written while an admin pages are newer than any cursor (never
  * shown twice, never shifting the pages), and a page costs the same however deep it is.
  */

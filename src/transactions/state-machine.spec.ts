@@ -13,7 +13,7 @@ import {
 } from './state-machine';
 import { TRANSACTION_STATES, type TransactionState } from './transaction-state';
 
-/** SPEC §5, written out by hand (not derived from the table under test). */
+/** contract §5, written out by hand (not derived from the table under test). */
 const PAYABLE: TransactionState[] = ['created', 'failed', 'error'];
 const EXPECTED_PAIRS: Array<[TransactionState, TransactionState]> = [
   ...PAYABLE.flatMap((from) =>
@@ -44,7 +44,7 @@ const EXPECTED_BY_TRIGGER: Record<Trigger, Partial<Record<TransactionState, Tran
 const key = ([from, to]: [TransactionState, TransactionState]) => `${from}->${to}`;
 
 describe('payment state machine', () => {
-  it('allows exactly the state changes of SPEC §5', () => {
+  it('allows exactly the state changes of contract §5', () => {
     assert.deepEqual(allowedPairs().map(key).sort(), EXPECTED_PAIRS.map(key).sort());
   });
 

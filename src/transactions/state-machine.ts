@@ -7,7 +7,7 @@ import {
 } from './transaction-state';
 
 /**
- * The payment state machine (SPEC §5), as data. Every path that changes a transaction's state
+ * The payment state machine (contract §5), as data. Every path that changes a transaction's state
  * (checkout page, test helper, operations API, expiry job) goes through {@link TransitionService},
  * which reads this table: nothing else decides whether a change is allowed.
  */
@@ -48,7 +48,7 @@ export interface TransitionRule {
 
 const REFUNDABLE_STATES: readonly TransactionState[] = ['paid', 'captured'];
 
-/** The transition table of SPEC §5. */
+/** The transition table of contract §5. */
 export const TRANSITION_TABLE: readonly TransitionRule[] = [
   { trigger: 'attempt_paid', from: PAYABLE_STATES, to: 'paid' },
   { trigger: 'attempt_authorized', from: PAYABLE_STATES, to: 'authorized' },
@@ -102,6 +102,6 @@ export function eventFor(trigger: Trigger, to: TransactionState): EventName {
   return trigger === 'refund_partial' ? 'refunded' : eventForState(to);
 }
 
-/** Entering these states releases the `order_no` for reuse (SPEC §4). */
+/** Entering these states releases the `order_no` for reuse (contract §4). */
 export const releasesOrderNo = (state: TransactionState): boolean =>
   ORDER_NO_RELEASING_STATES.includes(state);

@@ -55,7 +55,7 @@ export type AttachmentColumns = Pick<
 >;
 
 /**
- * The transaction side of attachments and short links (SPEC §4 `attachment`,
+ * The transaction side of attachments and short links (contract §4 `attachment`,
  * `shortify_*`; §12): reads the request's file, stores and records it inside the transaction's
  * database write, makes the short links, and removes files nobody points at any more.
  */

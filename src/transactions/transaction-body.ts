@@ -17,7 +17,7 @@ const LIST_FIELDS = ['pg_codes', 'email_recipients'];
 const DICT_FIELDS = ['billing_address', 'notifications', 'extra'];
 
 /**
- * SPEC §1: in multipart/urlencoded bodies a list may be a repeated key or a JSON string, and a
+ * contract §1: in multipart/urlencoded bodies a list may be a repeated key or a JSON string, and a
  * dict is a JSON string. Turns such a body into the JSON shapes the DTO validates.
  */
 export function decodeFormFields(raw: Record<string, unknown>): Record<string, unknown> {
@@ -56,7 +56,7 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
   return fields;
 }
 
-/** SPEC §17, as for a JSON body: the field sits at level 2 of the body. */
+/** contract §17, as for a JSON body: the field sits at level 2 of the body. */
 const tooDeep = (value: unknown): boolean => nestedDeeperThan(value, MAX_JSON_DEPTH - 1);
 const TOO_DEEP = `Value is ${TOO_DEEP_MESSAGE} (the body counts as one).`;
 

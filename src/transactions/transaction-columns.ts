@@ -5,7 +5,7 @@ import type { CreateTransactionDto } from './dto/create-transaction.dto';
 import type { Agreement, Notifications, Transaction } from './transaction.entity';
 import type { AgreementDto } from './dto/agreement.dto';
 
-/** `expiration_time` when none is sent: one hour (SPEC §4). */
+/** `expiration_time` when none is sent: one hour (contract §4). */
 export const DEFAULT_EXPIRATION_SECONDS = 3600;
 
 /** The columns a validated input sets (defaults for what was not sent). */

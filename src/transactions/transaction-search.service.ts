@@ -17,7 +17,7 @@ export interface SearchPage {
   next: string | null;
 }
 
-/** The admin transaction search (SPEC §18): newest first, keyset-paginated, deleted ones too. */
+/** The admin transaction search (contract §18): newest first, keyset-paginated, deleted ones too. */
 @Injectable()
 export class TransactionSearchService {
   constructor(

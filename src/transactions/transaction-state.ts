@@ -13,7 +13,7 @@ export const TRANSACTION_STATES = [
 ] as const;
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
 
-/** States a customer may still pay in (SPEC §5); also the states in which an update is allowed. */
+/** States a customer may still pay in (contract §5); also the states in which an update is allowed. */
 export const PAYABLE_STATES: readonly TransactionState[] = ['created', 'failed', 'error'];
 
 /** States only a successful attempt leads to: the gateway took (or holds) the payment. */
@@ -25,7 +25,7 @@ export const SETTLED_STATES: readonly TransactionState[] = [
   'refunded',
 ];
 
-/** States after which the order_no may be reused (SPEC §4 `order_no`). */
+/** States after which the order_no may be reused (contract §4 `order_no`). */
 export const ORDER_NO_RELEASING_STATES: readonly TransactionState[] = ['canceled', 'expired'];
 
 export const isPayable = (state: TransactionState): boolean => PAYABLE_STATES.includes(state);
@@ -38,7 +38,7 @@ export type NotificationEvent = EventName;
 export const NOTIFICATION_CHANNELS = ['email', 'sms'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 
-/** How the card of this payment is kept (SPEC §15): not at all, saved, or saved for merchant-initiated charges. */
+/** How the card of this payment is kept (contract §15): not at all, saved, or saved for merchant-initiated charges. */
 export const PAYMENT_TYPES = ['one_off', 'save_card', 'auto_debit'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 export const isSavingPaymentType = (type: PaymentType): boolean =>

@@ -5,7 +5,7 @@ export const checkoutUrl = (base: string, sessionId: string): string =>
 export const checkoutPagePath = (sessionId: string): string => `/b/checkout/txn/${sessionId}`;
 export const checkoutPageUrl = (base: string, sessionId: string): string =>
   `${base}${checkoutPagePath(sessionId)}`;
-/** A PNG QR code of `checkout_url`, at an unguessable address (SPEC §16). */
+/** A PNG QR code of `checkout_url`, at an unguessable address (contract §16). */
 export const qrCodeUrl = (base: string, token: string): string => `${base}/b/checkout/qr/${token}.png`;
 export const paymentPageUrl = (base: string, sessionId: string, pgCode: string): string =>
   `${base}/b/checkout/pay/${encodeURIComponent(pgCode)}/?session_id=${sessionId}`;

@@ -58,7 +58,7 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 
 /**
  * The service tier: TransactionValidator with its collaborators replaced at the edges (stored
- * currencies, gateways and live order numbers), so every SPEC §4 rule that needs stored data is
+ * currencies, gateways and live order numbers), so every contract §4 rule that needs stored data is
  * checked without a database or HTTP.
  */
 describe('TransactionValidator', () => {

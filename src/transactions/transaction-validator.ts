@@ -31,7 +31,7 @@ export interface ValidationContext {
 }
 
 /**
- * Every rule of SPEC §4, run on the whole (merged, on update) input: field rules from the DTO,
+ * Every rule of contract §4, run on the whole (merged, on update) input: field rules from the DTO,
  * then the rules that need stored data. Reports every violation together; throws 403 when the
  * caller may not use the gateway code.
  */
@@ -132,7 +132,7 @@ export class TransactionValidator {
 }
 
 /**
- * SPEC §15: saving a card needs the customer it belongs to and a gateway that can tokenize;
+ * contract §15: saving a card needs the customer it belongs to and a gateway that can tokenize;
  * charging it later needs the agreement, whose limits are checked against the currency.
  */
 function checkCardSaving(

@@ -21,7 +21,7 @@ export interface BillingAddress {
   postal_code: string;
 }
 
-/** The agreement a saved card is charged under (SPEC §15), as sent (with its default type). */
+/** The agreement a saved card is charged under (contract §15), as sent (with its default type). */
 export interface Agreement {
   id: string;
   type: AgreementType;
@@ -184,7 +184,7 @@ export class Transaction {
   voidedAmount: string;
 
   /**
-   * Set by the `delete` operation (SPEC §16): the merchant API and the pages no longer find it;
+   * Set by the `delete` operation (contract §16): the merchant API and the pages no longer find it;
    * the row and its events stay for admins.
    */
   @TimestampColumn({ name: 'deleted_at', nullable: true })
@@ -201,14 +201,14 @@ export class Transaction {
   expiresAt: Date;
 
   /**
-   * The reference number of the payment attempt now at the gateway, NULL otherwise (SPEC §17).
+   * The reference number of the payment attempt now at the gateway, NULL otherwise (contract §17).
    * Set by a conditional UPDATE before the gateway is called, cleared when the attempt is
    * settled: while set, no other attempt, update, cancel or expiry can change the transaction.
    */
   @Column({ name: 'attempt_in_flight', type: 'varchar', length: 64, nullable: true })
   attemptInFlight: string | null;
 
-  /** The number of the transaction's last event (SPEC §6 `sequence`): bumped by each one recorded. */
+  /** The number of the transaction's last event (contract §6 `sequence`): bumped by each one recorded. */
   @Column({ name: 'event_sequence', type: 'int', default: 0 })
   eventSequence: number;
 }

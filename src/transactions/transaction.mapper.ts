@@ -15,7 +15,7 @@ export interface RepresentationContext {
   publicBaseUrl: string;
 }
 
-/** The API representation of a transaction (SPEC §4 "Response representation"). */
+/** The API representation of a transaction (contract §4 "Response representation"). */
 export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): TransactionDto {
   const amount = formatAmount(tx.amount, ctx.digits);
   const money = (value: string) => formatAmount(value, ctx.digits);

@@ -10,7 +10,7 @@ import type { SearchPosition } from './search-cursor';
 import { releasesOrderNo } from './state-machine';
 import type { TransactionState } from './transaction-state';
 
-/** The admin search's filters (SPEC §18); each one set narrows the result. */
+/** The admin search's filters (contract §18); each one set narrows the result. */
 export interface TransactionFilter {
   state?: TransactionState;
   orderNo?: string;
@@ -72,7 +72,7 @@ export class TransactionsRepository {
   }
 
   /**
-   * The transactions with this order_no, newest first. Compared exactly (SPEC §3): the rows a PAD
+   * The transactions with this order_no, newest first. Compared exactly (contract §3): the rows a PAD
    * SPACE collation adds (`"A-1 "` finding `A-1`'s) are dropped here.
    */
   async findByOrderNo(orderNo: string, manager?: EntityManager): Promise<Transaction[]> {
@@ -118,7 +118,7 @@ export class TransactionsRepository {
   }
 
   /**
-   * Hides a transaction (the `delete` operation, SPEC §16) and releases its order_no, only while it
+   * Hides a transaction (the `delete` operation, contract §16) and releases its order_no, only while it
    * is in one of `states`, not hidden yet and not held by a payment attempt; bumps the version.
    */
   async hide(
@@ -137,7 +137,7 @@ export class TransactionsRepository {
   }
 
   /**
-   * Claims a payable transaction for one payment attempt (SPEC §17) before the gateway is called:
+   * Claims a payable transaction for one payment attempt (contract §17) before the gateway is called:
    * sets `attempt_in_flight` only while the row is in one of `payable`, before its deadline, and
    * no other attempt holds it. False when any of that does not hold.
    */
@@ -204,7 +204,7 @@ export class TransactionsRepository {
 
   /**
    * Picks up to `limit` transactions in one of `from` whose deadline is at or before `dueBy`, for
-   * the expiry job (SPEC §7), skipping those a payment attempt holds (it settles them). Oldest state range first, in the order of the (state, expires_at)
+   * the expiry job (contract §7), skipping those a payment attempt holds (it settles them). Oldest state range first, in the order of the (state, expires_at)
    * index, so the scan stops after `limit` rows. On MySQL the rows are locked with
    * `FOR UPDATE SKIP LOCKED` until the caller's DB transaction ends: replicas take disjoint
    * batches, and a row another writer holds (a payment being recorded) is skipped, not waited for.
@@ -287,7 +287,7 @@ export class TransactionsRepository {
 
 /**
  * Every write that moves a transaction to `canceled` or `expired` also releases its order_no
- * (SPEC §4: reusable once no live transaction holds it), whichever path makes the move.
+ * (contract §4: reusable once no live transaction holds it), whichever path makes the move.
  */
 function withOrderNoRelease(changes: Partial<Transaction>): Partial<Transaction> {
   return changes.state && releasesOrderNo(changes.state) ? { ...changes, liveOrderNo: null } : changes;

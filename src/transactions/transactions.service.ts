@@ -32,7 +32,7 @@ export const ATTEMPT_HOLDS_IT = 'A payment attempt for this transaction is in pr
 /** Thrown inside an update's database transaction when the row changed meanwhile. */
 const NOT_WRITTEN = new Error('not written');
 
-/** Create, update and retrieve (SPEC §4). */
+/** Create, update and retrieve (contract §4). */
 export interface UpdateOptions {
   /** The ETag the caller read (If-Match): a stale one is refused with 412. */
   ifMatch?: string;
@@ -111,7 +111,7 @@ export class TransactionsService {
 
   /**
    * PATCH (`partial`: sent fields change, the rest stay) or PUT (`full`: the body is the whole
-   * input, optional fields left out go back to their defaults) — SPEC §4, §16.
+   * input, optional fields left out go back to their defaults) — contract §4, §16.
    */
   async update(
     sessionId: string,
@@ -138,7 +138,7 @@ export class TransactionsService {
       if (!isPayable(tx.state)) {
         throw new StateConflict(`A transaction in state "${tx.state}" can no longer be updated.`);
       }
-      // The gateway is charging the stored amount right now (SPEC §17).
+      // The gateway is charging the stored amount right now (contract §17).
       if (tx.attemptInFlight) throw new StateConflict(ATTEMPT_HOLDS_IT);
       const merged = mode === 'full' ? body.fields : mergeRequestFields(toRequestFields(tx), body.fields);
       const { dto, gateway, currency } = await this.attachments.validate(attachment, () =>
@@ -208,7 +208,7 @@ export class TransactionsService {
     return this.transactions.usesGateway(pgCode);
   }
 
-  /** Hides a transaction (the `delete` operation, SPEC §16); see {@link TransactionsRepository.hide}. */
+  /** Hides a transaction (the `delete` operation, contract §16); see {@link TransactionsRepository.hide}. */
   hide(
     id: string,
     states: readonly TransactionState[],
@@ -230,7 +230,7 @@ export class TransactionsService {
     return tx;
   }
 
-  /** {@link get} that also finds deleted transactions (admins still see them, SPEC §16). */
+  /** {@link get} that also finds deleted transactions (admins still see them, contract §16). */
   async getIncludingDeleted(sessionId: string): Promise<Transaction> {
     const tx = /^[0-9a-f]{40}$/.test(sessionId) ? await this.transactions.findBySessionId(sessionId) : null;
     if (!tx) throw new NotFound();
@@ -251,7 +251,7 @@ export class TransactionsService {
 
   /**
    * The live (else the most recent) transaction with this order_no among those `visible` admits
-   * (a Basic user sees its gateways' only: the others do not exist for it, SPEC §3); NotFound
+   * (a Basic user sees its gateways' only: the others do not exist for it, contract §3); NotFound
    * when none. Surrounding spaces are not part of an order_no (as on create); the rest compares
    * exactly.
    */

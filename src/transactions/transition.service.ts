@@ -27,7 +27,7 @@ export interface TransitionInput {
   /**
    * The reference number of the payment attempt this transition settles: only while that attempt
    * holds the transaction, which it then frees. Without it, a transaction an attempt holds is
-   * refused (SPEC §17).
+   * refused (contract §17).
    */
   settles?: string;
   amounts?: AmountChanges;
@@ -44,7 +44,7 @@ export type TransitionOutcome =
   | { applied: false; transaction: Transaction | null };
 
 /**
- * The one place that changes a transaction's state (SPEC §5). Each change is a conditional UPDATE
+ * The one place that changes a transaction's state (contract §5). Each change is a conditional UPDATE
  * (`… WHERE id = ? AND state IN (allowed) [AND version = ?] [AND expires_at <= ?]`, row count
  * checked) plus its event, in one DB transaction: two concurrent attempts cannot both win, and a
  * change never overwrites a newer state.
@@ -103,7 +103,7 @@ export class TransitionService {
   }
 
   /**
-   * Claims a payable transaction for one payment attempt, before the gateway is called (SPEC §17):
+   * Claims a payable transaction for one payment attempt, before the gateway is called (contract §17):
    * in one unit of work, the conditional write that makes the attempt the only one in flight, and
    * `record` (which writes the attempt, given the transaction as stored). Null when the transaction
    * is not payable, past its deadline, or held by another attempt.
@@ -145,7 +145,7 @@ export class TransitionService {
   }
 
   /**
-   * Expires a payable transaction whose deadline has passed (SPEC §7): used by the expiry job and
+   * Expires a payable transaction whose deadline has passed (contract §7): used by the expiry job and
    * by pay attempts. Refused (no write) when it is not payable or not yet due.
    */
   expireIfDue(
@@ -157,7 +157,7 @@ export class TransitionService {
   }
 
   /**
-   * One batch of the expiry job (SPEC §7), set-based: in ONE DB transaction, claims up to `limit`
+   * One batch of the expiry job (contract §7), set-based: in ONE DB transaction, claims up to `limit`
    * payable transactions due at `now` (disjoint across replicas on MySQL), expires them with one
    * conditional UPDATE, and records their `expired` events and deliveries in bulk. `claimed` is
    * how many rows this call took (0: nothing left that is not held elsewhere).

@@ -6,7 +6,7 @@ import { startApp, TestApp } from '../setup/test-app';
 const BASE = '/b/checkout/v1/admin';
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
-/** Every admin route (SPEC §8 without the events routes), with a path that names a real row. */
+/** Every admin route (contract §8 without the events routes), with a path that names a real row. */
 const ROUTES: Array<[Method, string]> = [
   ['get', '/config/'],
   ['patch', '/config/'],

@@ -9,7 +9,7 @@ import { ADMIN, startApp, TestApp } from '../setup/test-app';
 import { createTestDatabase } from '../setup/test-database';
 import { consoleSignIn, sessionTokenOf } from './console-sign-in';
 
-/** SPEC §19: console sessions end when idle, when the user stops being an admin, and on sign-out; §3 throttling. */
+/** contract §19: console sessions end when idle, when the user stops being an admin, and on sign-out; §3 throttling. */
 describe('admin console sessions', () => {
   let t: TestApp;
   let sessions: AdminSessionsService;
@@ -111,7 +111,7 @@ describe('admin console sessions', () => {
 });
 
 /**
- * SPEC §19 (issue #22): a user's console sessions end when their password changes, when they are
+ * contract §19 (issue #22): a user's console sessions end when their password changes, when they are
  * deactivated, demoted or deleted — through the admin API and through the console — and a
  * sign-in replaces the session the browser came with.
  */
@@ -239,7 +239,7 @@ describe('admin console sessions are revoked', () => {
     assert.deepEqual(await alive([tokens[0], tokens[1], fresh]), [false, true, true]);
   });
 
-  it('reads a console form only after its session: without one, redirected with the body never parsed (SPEC §3)', async () => {
+  it('reads a console form only after its session: without one, redirected with the body never parsed (contract §3)', async () => {
     const malformed = (cookie?: string) => {
       const req = t.http().post('/admin/users').set('Content-Type', 'application/json');
       if (cookie) req.set('Cookie', cookie);

@@ -20,7 +20,7 @@ interface Page {
 
 const SEARCH = '/b/checkout/v1/admin/pymt-txn/';
 
-/** SPEC §18: the admin transaction search, newest first, keyset-paginated. */
+/** contract §18: the admin transaction search, newest first, keyset-paginated. */
 describe('GET /b/checkout/v1/admin/pymt-txn/', () => {
   let t: TestApp;
   let s: Seeded;

@@ -179,7 +179,7 @@ describe('transaction attachments', () => {
     assert.deepEqual(res.body, { invoice: ['Only the "attachment" field may carry a file.'] });
   });
 
-  it('refuses an attachment in a JSON body with the SPEC message', async () => {
+  it('refuses an attachment in a JSON body with the contract’s message', async () => {
     const res = await create()
       .send(transactionBody({ attachment: 'JVBERi0xLjQK' }))
       .expect(400);

@@ -13,7 +13,7 @@ const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' }
 const INVALID_KEY = { detail: 'Invalid API key.' };
 const INVALID_LOGIN = { detail: 'Invalid username or password.' };
 
-describe('authentication and permissions on the transactions API (SPEC §3)', () => {
+describe('authentication and permissions on the transactions API (contract §3)', () => {
   let t: TestApp;
   let s: Seeded;
   let sessionId: string;

@@ -15,7 +15,7 @@ const METRICS_TOKEN = 'metrics-token-0123456789';
 const OTHER = '127.0.0.2';
 
 /**
- * SPEC §3: failures are counted per source address and identity together, the lock is checked
+ * contract §3: failures are counted per source address and identity together, the lock is checked
  * after the credential, and a correct credential is never refused (issue #22: ten wrong
  * passwords for `admin` from 127.0.0.2 used to lock the real admin out everywhere).
  */

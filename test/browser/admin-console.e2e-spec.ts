@@ -15,7 +15,7 @@ import { HttpReceiver } from '../sinks/http-receiver';
 /** `CONSOLE_SCREENSHOTS=docs/console`: where the pages' screenshots go (default: test artifacts). */
 const SHOTS = join(process.cwd(), process.env.CONSOLE_SCREENSHOTS ?? join('test', 'artifacts', 'console'));
 
-/** SPEC §19: the admin console in Debian's Chromium, against the real service. */
+/** contract §19: the admin console in Debian's Chromium, against the real service. */
 describe('admin console in a real browser', () => {
   let t: TestApp;
   let s: Seeded;

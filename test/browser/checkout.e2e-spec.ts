@@ -13,7 +13,7 @@ import { startApp, TestApp } from '../setup/test-app';
 
 const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
 
-/** Fills the payment form's card fields (SPEC §15): the number given, the rest valid. */
+/** Fills the payment form's card fields (contract §15): the number given, the rest valid. */
 async function fillCard(page: Page, card: string): Promise<void> {
   await page.getByLabel('Card number').fill(card);
   await page.getByLabel('Expiry date (MM/YY)').fill('12/39');
@@ -153,7 +153,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
     }
   });
 
-  it('checks each card field, saves the card when asked, and offers it on the next payment (SPEC §15)', async () => {
+  it('checks each card field, saves the card when asked, and offers it on the next payment (contract §15)', async () => {
     const customer = { customer_id: 'browser-customer', redirect_url: `${merchant.url}/return` };
     const first = await d.create(customer);
     const { page, problems, close } = await newPage();

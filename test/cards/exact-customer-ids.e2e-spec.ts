@@ -17,11 +17,11 @@ interface CardJson {
 }
 
 /**
- * SPEC §3: names compare exactly. MySQL's PAD SPACE collations make `'cust-x ' = 'cust-x'` (the
+ * contract §3: names compare exactly. MySQL's PAD SPACE collations make `'cust-x ' = 'cust-x'` (the
  * MariaDB leg's utf8mb4_bin is PAD SPACE; SQLite compares exactly): a customer id, a gateway
  * code or a card token that differs only by trailing spaces must never reach another's rows.
  */
-describe('exact customer ids, gateway codes, card tokens and order numbers (SPEC §3, §15)', () => {
+describe('exact customer ids, gateway codes, card tokens and order numbers (contract §3, §15)', () => {
   let t: TestApp;
   let s: Seeded;
   /** cust-x's card, saved before the near-equal customer appears. */

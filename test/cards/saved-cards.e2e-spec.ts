@@ -26,7 +26,7 @@ interface CardJson {
   [field: string]: unknown;
 }
 
-/** SPEC §15: cards saved by successful attempts, listed, deleted and charged by the merchant. */
+/** contract §15: cards saved by successful attempts, listed, deleted and charged by the merchant. */
 describe('saved cards and auto-debit', () => {
   let t: TestApp;
   let s: Seeded;

@@ -10,7 +10,7 @@ import { cardForm, openPaymentPage } from './page-helpers';
 const MERCHANT = 'https://shop.example/return';
 
 /**
- * SPEC §17: a second payment attempt never reaches the gateway, and the customer who sent it sees
+ * contract §17: a second payment attempt never reaches the gateway, and the customer who sent it sees
  * the transaction's real state rather than the form again.
  */
 describe('the payment page of an attempt that lost the race', () => {

@@ -14,12 +14,12 @@ export async function openPaymentPage(
   return { cookie, token, path, html: res.text };
 }
 
-/** The values of the payment page's saved-card choices (SPEC §15), in page order. */
+/** The values of the payment page's saved-card choices (contract §15), in page order. */
 export function savedCardChoices(html: string): string[] {
   return [...html.matchAll(/name="saved_card"\s+value="([^"]+)"/g)].map((match) => match[1]);
 }
 
-/** The payment form's card fields for a card number, the rest valid (SPEC §15). */
+/** The payment form's card fields for a card number, the rest valid (contract §15). */
 export function cardForm(card: string): Record<string, string> {
   return { card, expiry: '12/39', cvc: '123', name_on_card: 'Test Customer' };
 }

@@ -11,7 +11,7 @@ const MERCHANT = 'https://shop.example/return';
 const NOT_A_PAGE_CARD = 'Choose one of the saved cards shown on this page.';
 
 /**
- * SPEC §15: the payment page lists the customer's saved cards without their tokens (a token
+ * contract §15: the payment page lists the customer's saved cards without their tokens (a token
  * charges the card through auto-debit and deletes it through the card API). Each card is named by
  * a reference that means something on this transaction's page only; the form post maps it back
  * to the card server-side and refuses anything else.

@@ -220,7 +220,7 @@ export const warnings = (replica: RunningService): string =>
 
 export const succeeded = (a: Answer): boolean => a.status === 201 || a.status === 200;
 
-/** SPEC §17: success, or 503 with its body and Retry-After — within `limitMs`. */
+/** contract §17: success, or 503 with its body and Retry-After — within `limitMs`. */
 export const answeredWithin =
   (limitMs: number) =>
   (a: Answer): boolean =>

@@ -22,7 +22,7 @@ import {
   warnings,
 } from './cluster-helpers';
 
-/** SPEC §17 for a node killed: success, or 503 with its body and Retry-After — within 5 s. */
+/** contract §17 for a node killed: success, or 503 with its body and Retry-After — within 5 s. */
 const acceptable = answeredWithin(5500);
 
 describe('start-up on a Galera cluster', () => {

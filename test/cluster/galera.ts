@@ -7,10 +7,10 @@ import { createConnection } from 'mysql2/promise';
 
 /**
  * A 3-node MariaDB Galera cluster on this machine, from Debian's packages (`mariadb-server`,
- * `galera-4`, `rsync`), for the cluster tests (SPEC §17): `mariadbd --no-defaults` per node with
+ * `galera-4`, `rsync`), for the cluster tests (contract §17): `mariadbd --no-defaults` per node with
  * its own data directory, client ports 4306–4308, Galera ports 4567/4577/4587 (IST +1, SST +2),
  * `--wsrep-new-cluster` on the first node, rsync state transfer. Nodes run as the `mysql` user
- * (rsync's daemon cannot read a root-owned data directory). See ../../shared/TOOLING.md.
+ * (rsync's daemon cannot read a root-owned data directory). See docs/operations.md (Galera).
  */
 
 export const NODE_COUNT = 3;

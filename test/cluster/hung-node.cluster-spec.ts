@@ -21,7 +21,7 @@ import {
 } from './cluster-helpers';
 import { nodeUrl } from './galera';
 
-/** SPEC §17: every request gets an answer within 10 s — 2xx, or 503 with Retry-After. */
+/** contract §17: every request gets an answer within 10 s — 2xx, or 503 with Retry-After. */
 const acceptable = answeredWithin(10_000);
 const FROZEN_MS = 25_000;
 

@@ -19,7 +19,7 @@ import {
   txBody,
 } from './cluster-helpers';
 
-/** SPEC §17: a payment is never lost or doubled, and expiry runs once, with both replicas working. */
+/** contract §17: a payment is never lost or doubled, and expiry runs once, with both replicas working. */
 describe('payments and expiry with two replicas on two Galera nodes', () => {
   let db: string;
   let a: RunningService;

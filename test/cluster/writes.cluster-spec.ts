@@ -17,7 +17,7 @@ import {
 } from './cluster-helpers';
 
 /**
- * SPEC §17 on a 3-node Galera cluster, two replicas on different nodes (A on node 0, B on node 1):
+ * contract §17 on a 3-node Galera cluster, two replicas on different nodes (A on node 0, B on node 1):
  * concurrent writes never answer 5xx, unique rules hold across nodes, and what one replica wrote
  * reads back at once through the other.
  */

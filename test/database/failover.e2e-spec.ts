@@ -42,7 +42,7 @@ function steadyLoad(t: TestApp, s: Seeded): { stop: () => Promise<Answer[]> } {
   };
 }
 
-/** Only ever 201, or 503 with the SPEC §17 body; never slower than the acquire timeout allows. */
+/** Only ever 201, or 503 with the contract §17 body; never slower than the acquire timeout allows. */
 function assertNeverBroken(answers: Answer[]): void {
   const broken = answers.filter(
     (a) =>
@@ -59,7 +59,7 @@ if (testDbKind() === 'mysql') {
   const server = new URL(process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test');
   const target = { host: server.hostname, port: Number(server.port || 3306) };
 
-  describe('database failover through a DATABASE_URL host list (SPEC §17)', () => {
+  describe('database failover through a DATABASE_URL host list (contract §17)', () => {
     let db: TestDatabase;
     let node1: TcpProxy;
     let t: TestApp;
@@ -118,7 +118,7 @@ if (testDbKind() === 'mysql') {
     });
   });
 
-  describe('losing the only database (SPEC §17)', () => {
+  describe('losing the only database (contract §17)', () => {
     let db: TestDatabase;
     let node: TcpProxy;
     let t: TestApp;

@@ -15,7 +15,7 @@ import { createTestDatabase, TestDatabase, testDbKind } from '../setup/test-data
 import { TcpProxy } from '../sinks/tcp-proxy';
 
 const UNAVAILABLE = '{"detail":"Service temporarily unavailable."}';
-/** SPEC §17: every request gets an answer within 10 s. */
+/** contract §17: every request gets an answer within 10 s. */
 const ANSWER_WITHIN_MS = 10_000;
 
 interface Answer {
@@ -36,7 +36,7 @@ async function create(t: TestApp, s: Seeded): Promise<Answer> {
   };
 }
 
-/** 503 with the SPEC §17 body and `Retry-After`. */
+/** 503 with the contract §17 body and `Retry-After`. */
 function isUnavailable(a: Answer): boolean {
   return a.status === 503 && JSON.stringify(a.body) === UNAVAILABLE && a.retryAfter === '1';
 }
@@ -106,7 +106,7 @@ if (testDbKind() === 'mysql') {
   const server = new URL(process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test');
   const target = { host: server.hostname, port: Number(server.port || 3306) };
 
-  describe('a statement that gets no answer within DB_QUERY_TIMEOUT_MS (SPEC §17)', () => {
+  describe('a statement that gets no answer within DB_QUERY_TIMEOUT_MS (contract §17)', () => {
     const LIMIT_MS = 1000;
     let t: TestApp;
     let s: Seeded;
@@ -247,7 +247,7 @@ if (testDbKind() === 'mysql') {
     });
   });
 
-  describe('a hung database node: sockets open, nothing answers (SPEC §17)', () => {
+  describe('a hung database node: sockets open, nothing answers (contract §17)', () => {
     let db: TestDatabase;
     let h1: TcpProxy;
     let h2: TcpProxy;
@@ -326,7 +326,7 @@ if (testDbKind() === 'mysql') {
     });
   });
 
-  describe('the only database hung (SPEC §17)', () => {
+  describe('the only database hung (contract §17)', () => {
     let db: TestDatabase;
     let node: TcpProxy;
     let t: TestApp;

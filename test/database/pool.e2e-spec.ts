@@ -19,7 +19,7 @@ const body = (hook: HttpReceiver) =>
     notifications: { email: ['created', 'paid'] },
   });
 
-describe('the connection pool never hangs (SPEC §17)', () => {
+describe('the connection pool never hangs (contract §17)', () => {
   let t: TestApp;
   let s: Seeded;
   let hook: HttpReceiver;

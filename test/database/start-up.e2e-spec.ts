@@ -18,7 +18,7 @@ async function sql(db: TestDatabase, query: string): Promise<unknown[]> {
   }
 }
 
-describe('start-up (SPEC §17)', () => {
+describe('start-up (contract §17)', () => {
   it('a start whose migrations fail exits non-zero, leaves the migration lock free, and the next start works', async () => {
     const db = await createTestDatabase();
     try {

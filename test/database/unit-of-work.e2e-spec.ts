@@ -13,7 +13,7 @@ import { testDbKind } from '../setup/test-database';
 
 const mysql = testDbKind() === 'mysql';
 
-describe('the unit of work (SPEC §17)', () => {
+describe('the unit of work (contract §17)', () => {
   let t: TestApp;
   let db: DataSource;
   let uow: UnitOfWork;

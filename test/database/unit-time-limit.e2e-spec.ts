@@ -15,10 +15,10 @@ const conflict = () => Object.assign(new Error('Deadlock found when trying to ge
 const isUnavailable = (error: unknown): boolean => (error as { status?: number }).status === 503;
 
 /**
- * SPEC §17: a unit of work's whole run — its retries included — has a time limit,
+ * contract §17: a unit of work's whole run — its retries included — has a time limit,
  * `DB_QUERY_TIMEOUT_MS`; so has a statement retried outside a unit (`retrying`). On both databases.
  */
-describe("a unit of work's time limit (SPEC §17)", () => {
+describe("a unit of work's time limit (contract §17)", () => {
   let t: TestApp;
   let uow: UnitOfWork;
   let db: DataSource;

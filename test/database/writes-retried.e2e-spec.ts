@@ -19,14 +19,14 @@ const ADMIN_API = '/b/checkout/v1/admin';
 const HOLD_MS = 1500;
 
 /**
- * SPEC §17 for writes that commit on their own, outside a unit of work (every admin write, the
+ * contract §17 for writes that commit on their own, outside a unit of work (every admin write, the
  * start-up admin, console sessions, deleting a saved card): each is run again after a lock-wait
  * timeout, deadlock or Galera conflict instead of answering 503 at once. On MySQL a
  * second connection holds `LOCK TABLES … READ` (reads pass, writes wait) longer than the lock-wait
  * timeout: the first run fails with 1205, a later one succeeds once the lock is gone.
  */
 if (testDbKind() === 'mysql') {
-  describe('writes outside a unit of work, on a locked table (SPEC §17)', () => {
+  describe('writes outside a unit of work, on a locked table (contract §17)', () => {
     let t: TestApp;
     let uow: UnitOfWork;
     let holder: Connection;
@@ -60,7 +60,7 @@ if (testDbKind() === 'mysql') {
       await hook.stop();
     });
 
-    /** A card saved by a paid transaction: its DELETE path (SPEC §15). */
+    /** A card saved by a paid transaction: its DELETE path (contract §15). */
     async function savedCardPath(seeded: Seeded): Promise<string> {
       const tx = await createTx(t, seeded, { customer_id: 'cust-locked' });
       await t

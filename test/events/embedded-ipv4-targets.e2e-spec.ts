@@ -9,7 +9,7 @@ import { adminEvents, createTransaction, dataSourceOf, eventually, FAST_DELIVERY
 const PRIVATE_URL = ['This URL points at a private or local address, which is not allowed.'];
 
 /**
- * SSRF (SPEC §4 `webhook_url`, §6): IPv6 forms that carry an IPv4 address — IPv4-compatible
+ * SSRF (contract §4 `webhook_url`, §6): IPv6 forms that carry an IPv4 address — IPv4-compatible
  * `::a.b.c.d`, IPv4-mapped, NAT64, 6to4, Teredo, ISATAP — are judged by the address they carry,
  * or refused outright, at create/update (400) and again at delivery.
  */

@@ -18,7 +18,7 @@ interface FeedPage {
 
 const FEED = '/b/checkout/v1/events/';
 
-/** SPEC §18: the merchant events feed — every event once, oldest first, from a stable cursor. */
+/** contract §18: the merchant events feed — every event once, oldest first, from a stable cursor. */
 describe('GET /b/checkout/v1/events/', () => {
   let a: TestApp;
   let b: TestApp | null = null;

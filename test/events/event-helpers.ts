@@ -23,7 +23,7 @@ export const FAST_DELIVERY_ENV: Record<string, string> = {
 };
 
 export const dataSourceOf = (t: TestApp): DataSource => t.app.get<DataSource>(getDataSourceToken());
-/** The app's unit of work: the only way to open a DB transaction (SPEC §17). */
+/** The app's unit of work: the only way to open a DB transaction (contract §17). */
 export const unitOf = (t: TestApp): UnitOfWork => t.app.get(UnitOfWork);
 
 /** Creates a transaction over the API; returns its session id. */

@@ -52,7 +52,7 @@ describe('outbox: recording one event for many transactions at once', () => {
     const many = await createTransaction(t, s, BODY);
     const events = t.app.get(TransactionEvents);
     const details = { operation: 'expire', result: 'success' };
-    // Read before the unit: inside it, only its own manager may be used (SPEC §17).
+    // Read before the unit: inside it, only its own manager may be used (contract §17).
     const [oneRow, manyRow] = [await load(one), await load(many)];
     await unitOf(t).run(async (m) => events.record(m, oneRow, 'expired', details));
     await unitOf(t).run(async (m) => events.recordMany(m, [manyRow], 'expired', details));

@@ -10,7 +10,7 @@ import { startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
 import { eventually, FAST_DELIVERY_ENV, SIGNING_KEY } from './event-helpers';
 
-/** The keys SPEC §6 signs: the §16 additions must not change the signature. */
+/** The keys contract §6 signs: the §16 additions must not change the signature. */
 const SIGNED_KEYS = [
   'amount',
   'currency_code',
@@ -34,8 +34,8 @@ const SIGNED_KEYS = [
 
 type Json = Record<string, unknown>;
 
-/** SPEC §16: the fields the webhook payload gained, on every kind of event. */
-describe('webhook payload additions (SPEC §16)', () => {
+/** contract §16: the fields the webhook payload gained, on every kind of event. */
+describe('webhook payload additions (contract §16)', () => {
   let t: TestApp;
   let s: Seeded;
   let d: TransactionDriver;

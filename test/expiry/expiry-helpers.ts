@@ -11,7 +11,7 @@ export const FAST_SWEEP_ENV: Record<string, string> = { EXPIRY_SWEEP_SECONDS: '1
  * The admin toggle: what `PATCH /b/checkout/v1/admin/config/ {"auto_expire": …}` stores (the admin
  * controller calls this same service method).
  */
-/** Flips the admin toggle through the admin API, as an admin would (SPEC §8 `config/`). */
+/** Flips the admin toggle through the admin API, as an admin would (contract §8 `config/`). */
 export async function setAutoExpire(t: TestApp, on: boolean): Promise<void> {
   const res = await t
     .http()

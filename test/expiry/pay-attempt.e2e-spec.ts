@@ -11,7 +11,7 @@ import { FAST_SWEEP_ENV, setAutoExpire, setDeadline } from './expiry-helpers';
 const EXPIRED_PAGE = 'This payment link has expired.';
 
 /**
- * SPEC §7: a transaction past its deadline is expired when someone tries to pay it — on the
+ * contract §7: a transaction past its deadline is expired when someone tries to pay it — on the
  * checkout page, a payment page, the page's form, the test helper. With auto-expiry off that is
  * the only way it expires; with it on, the pay path does not wait for the next sweep either.
  */

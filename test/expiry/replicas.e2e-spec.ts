@@ -30,7 +30,7 @@ async function assertExpiredExactlyOnce(ds: DataSource): Promise<number> {
 }
 
 /**
- * Several replicas on one database (SPEC §7, §14). On MySQL two app instances share one schema;
+ * Several replicas on one database (contract §7, §14). On MySQL two app instances share one schema;
  * embedded SQLite is single-process by nature, so there the same checks run on one instance.
  */
 describe(`expiry with ${testDbKind() === 'mysql' ? 'two app instances on one MySQL' : 'one instance (SQLite)'}`, () => {

@@ -15,7 +15,7 @@ export interface CrashedAttempt {
 const RESPONSE_CODES: Record<GatewayResult, string> = { success: '00', declined: '05', error: '96' };
 
 /**
- * The rows a replica leaves behind when it dies in the middle of a payment (SPEC §17): the
+ * The rows a replica leaves behind when it dies in the middle of a payment (contract §17): the
  * transaction claimed by the attempt, the attempt written, maybe the gateway's own record, maybe
  * the answer stored — but the transaction never settled. Returns the attempt's reference number.
  */

@@ -8,7 +8,7 @@ type Fields = Record<string, unknown>;
 
 /**
  * Adds a create/update body as multipart form fields: lists as repeated keys, dicts as JSON
- * strings (SPEC §1), everything else as its text.
+ * strings (contract §1), everything else as its text.
  */
 export function withFields(req: supertest.Test, fields: Fields): supertest.Test {
   for (const [name, value] of Object.entries(fields)) {

@@ -14,7 +14,7 @@ export const testPayPath = (sessionId: string): string =>
   `/b/checkout/v1/test-helpers/pymt-txn/${sessionId}/pay/`;
 
 /**
- * Drives transactions through the public API into any state of SPEC §5. `authorizeGateway` is a
+ * Drives transactions through the public API into any state of contract §5. `authorizeGateway` is a
  * sandbox gateway code whose operation is `authorize` (for authorized / captured / voided).
  */
 export class TransactionDriver {

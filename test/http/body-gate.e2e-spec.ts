@@ -54,7 +54,7 @@ function holdBody(t: TestApp, auth: string): HeldBody {
   };
 }
 
-/** SPEC §17: a burst of large bodies is bounded; other requests keep their answers (issue #22 item 5). */
+/** contract §17: a burst of large bodies is bounded; other requests keep their answers (issue #22 item 5). */
 describe('bodies read and parsed at once are bounded', () => {
   let t: TestApp;
   let s: Seeded;

@@ -8,7 +8,7 @@ import { createTransaction, TXN_PATH, txnPath } from '../transactions/helpers';
 const JSON_TYPE = /^application\/json/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** SPEC §1 and §2: HTTP conventions of the transaction routes. */
+/** contract §1 and §2: HTTP conventions of the transaction routes. */
 describe('HTTP conventions', () => {
   let t: TestApp;
   let s: Seeded;

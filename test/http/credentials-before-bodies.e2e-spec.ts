@@ -44,12 +44,12 @@ const UNPARSABLE: Record<string, { type: string; body: Buffer }> = {
   },
 };
 
-/** SPEC §3 "credentials before bodies" (issue #22 item 5). */
+/** contract §3 "credentials before bodies" (issue #22 item 5). */
 describe('credentials before bodies', () => {
   let t: TestApp;
   let s: Seeded;
   before(async () => {
-    // Many deliberate failures from one address: not this file's subject (throttling is SPEC §3's).
+    // Many deliberate failures from one address: not this file's subject (throttling is contract §3's).
     t = await startApp({ env: { AUTH_FAILURE_LIMIT: '1000' } });
     s = await seedBasics(t);
   });
@@ -105,7 +105,7 @@ describe('credentials before bodies', () => {
     assert.equal((await t.app.get(GatewaysService).list()).length, before, 'nothing written');
   });
 
-  it('still parses the body once the credentials are valid: 400 / 413 as SPEC §1 says', async () => {
+  it('still parses the body once the credentials are valid: 400 / 413 as contract §1 says', async () => {
     const expected: Record<string, number> = {
       'malformed JSON': 400,
       'JSON nested 3000 levels deep': 400,

@@ -7,7 +7,7 @@ import { createTransaction, TXN_PATH, txnPath } from '../transactions/helpers';
 const ADDRESS = { line1: 'Block 1', city: 'Salmiya', state: 'Hawalli', country: 'KW', postal_code: '22001' };
 const BAD_JSON = ['Value must be valid JSON.'];
 
-/** SPEC §1: create and update also take urlencoded and multipart bodies. */
+/** contract §1: create and update also take urlencoded and multipart bodies. */
 describe('urlencoded and multipart bodies', () => {
   let t: TestApp;
   let s: Seeded;

@@ -13,7 +13,7 @@ const IN_FLIGHT = { detail: 'A request with this Idempotency-Key is still being 
 const MISMATCH = { detail: 'This Idempotency-Key was already used with a different request body.' };
 const HOUR = 60 * 60 * 1000;
 
-describe('Idempotency-Key under concurrency, leases and expiry (SPEC §11)', () => {
+describe('Idempotency-Key under concurrency, leases and expiry (contract §11)', () => {
   let t: TestApp;
   let s: Seeded;
   let seq = 0;

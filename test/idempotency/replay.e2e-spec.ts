@@ -14,7 +14,7 @@ import { forceState, TXN_PATH, txnPath } from '../transactions/helpers';
 const MISMATCH = { detail: 'This Idempotency-Key was already used with a different request body.' };
 const BAD_KEY = { detail: 'Idempotency-Key must be 1 to 255 characters.' };
 
-describe('Idempotency-Key on create and update (SPEC §11)', () => {
+describe('Idempotency-Key on create and update (contract §11)', () => {
   let t: TestApp;
   let s: Seeded;
   let seq = 0;

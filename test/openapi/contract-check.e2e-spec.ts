@@ -31,7 +31,7 @@ describe('the OpenAPI contract check', () => {
     );
   });
 
-  it('checks formats and the error forms SPEC §2 allows', () => {
+  it('checks formats and the error forms contract §2 allows', () => {
     assert.equal(
       contractViolation(
         'POST',

@@ -9,7 +9,7 @@ import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { HttpReceiver } from '../sinks/http-receiver';
 
-/** SPEC §16: the `delete` operation hides a transaction, keeps its rows and releases its order_no. */
+/** contract §16: the `delete` operation hides a transaction, keeps its rows and releases its order_no. */
 describe('the delete operation', () => {
   let t: TestApp;
   let s: Seeded;

@@ -16,7 +16,7 @@ function visibleParts(res: Response): unknown {
 }
 
 /**
- * SPEC §3: a transaction on a gateway the caller may not use answers exactly as an unknown one
+ * contract §3: a transaction on a gateway the caller may not use answers exactly as an unknown one
  * (404, same body, same headers), in operations, inquiry and every other route: a Basic user
  * limited to one gateway learns nothing about another gateway's session ids or order numbers.
  */

@@ -8,7 +8,7 @@ import { OPERATION_PATH, TEST_CARDS, TransactionDriver } from '../factories/tran
 import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 
-/** SPEC §5/§10, by hand: the states each operation may start from. */
+/** contract §5/§10, by hand: the states each operation may start from. */
 const ALLOWED_FROM: Record<string, TransactionState[]> = {
   capture: ['authorized'],
   void: ['authorized'],
@@ -69,7 +69,7 @@ describe('operations API', () => {
     }
   });
 
-  it('captures an authorized transaction in full and answers SPEC §10 body', async () => {
+  it('captures an authorized transaction in full and answers contract §10 body', async () => {
     const tx = await d.create({ pg_codes: ['sandbox-auth'], order_no: 'cap-1' });
     const id = String(tx.session_id);
     await d.pay(id, TEST_CARDS.success);
@@ -222,14 +222,14 @@ describe('operations API', () => {
       .post(OPERATION_PATH)
       .send({ operation: 'cancel', session_id: id })
       .expect(401);
-    // The body of a request without valid credentials is never parsed (SPEC §3): the operation is unknown.
+    // The body of a request without valid credentials is never parsed (contract §3): the operation is unknown.
     assert.deepEqual(none.body, {
       detail: 'Authentication credentials were not provided.',
       operation: null,
       result: 'failed',
     });
     assert.ok(none.headers['www-authenticate']);
-    // SPEC §3: a transaction on a gateway the user may not use answers exactly as an unknown one.
+    // contract §3: a transaction on a gateway the user may not use answers exactly as an unknown one.
     const otherId = await d.inState('created', { pg_codes: ['other'] });
     const denied = await t
       .http()

@@ -41,7 +41,7 @@ function productionPackages(): string[] {
 }
 
 /**
- * SPEC §18's image, checked without a container engine (none runs here): the Dockerfile's shape,
+ * contract §18's image, checked without a container engine (none runs here): the Dockerfile's shape,
  * then its final stage laid out as its COPY lines say — production dependencies only, the compiled
  * service — and run as the image runs it, answering the HEALTHCHECK. A runtime import of a
  * devDependency, or a file the image leaves out, fails here.

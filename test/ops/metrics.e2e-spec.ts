@@ -30,7 +30,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-/** SPEC §18: `GET /metrics`, protected, and series that move with what the service does. */
+/** contract §18: `GET /metrics`, protected, and series that move with what the service does. */
 describe('GET /metrics', () => {
   let t: TestApp;
   let s: Seeded;

@@ -68,7 +68,7 @@ describe('graceful shutdown', () => {
   });
 });
 
-describe('shutdown while requests and deliveries hang (SPEC §17)', () => {
+describe('shutdown while requests and deliveries hang (contract §17)', () => {
   let db: TestDatabase;
   let apiKey: string;
   let service: RunningService;

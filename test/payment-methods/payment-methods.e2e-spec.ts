@@ -17,7 +17,7 @@ interface Answer {
   customer_payment_methods: { token: string; pg_code: string; customer_id: string }[];
 }
 
-/** SPEC §16: `POST /b/pbl/v2/payment-methods/`. */
+/** contract §16: `POST /b/pbl/v2/payment-methods/`. */
 describe('payment methods', () => {
   let t: TestApp;
   let s: Seeded;

@@ -11,7 +11,7 @@ const CASH_ALIAS = '/b/pbl/v2/cash-payment/';
 const GATEWAYS = '/b/checkout/v1/admin/gateways/';
 const INSTRUCTIONS = 'Pay at our Salmiya branch, Salem Al Mubarak St., 9:00–21:00.';
 
-/** SPEC §16: cash gateways (flow `offline`) and the merchant's acknowledgement of the money. */
+/** contract §16: cash gateways (flow `offline`) and the merchant's acknowledgement of the money. */
 describe('cash payments', () => {
   let t: TestApp;
   let s: Seeded;

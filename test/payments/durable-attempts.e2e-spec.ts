@@ -29,7 +29,7 @@ async function heldBy(ds: DataSource, sessionId: string): Promise<string | null>
   return row.attempt_in_flight;
 }
 
-describe('payment attempts left unfinished are settled by asking the gateway (SPEC §17)', () => {
+describe('payment attempts left unfinished are settled by asking the gateway (contract §17)', () => {
   let t: TestApp;
   let s: Seeded;
   let d: TransactionDriver;
@@ -180,7 +180,7 @@ describe('payment attempts left unfinished are settled by asking the gateway (SP
   });
 });
 
-describe('a transaction held by a payment attempt (SPEC §17)', () => {
+describe('a transaction held by a payment attempt (contract §17)', () => {
   let t: TestApp;
   let s: Seeded;
   let d: TransactionDriver;
@@ -241,7 +241,7 @@ describe('a transaction held by a payment attempt (SPEC §17)', () => {
   });
 });
 
-describe('a restarted replica finishes the payments a crashed one left (SPEC §17)', () => {
+describe('a restarted replica finishes the payments a crashed one left (contract §17)', () => {
   it('settles them on its first reconciler run', async () => {
     const first = await startApp({ env: { PAYMENT_RECONCILE_SECONDS: '3600' } });
     const s = await seedBasics(first);

@@ -18,7 +18,7 @@ import { HttpReceiver } from '../sinks/http-receiver';
 
 const INQUIRY = '/b/pbl/v2/inquiry/';
 
-/** SPEC §16: `POST /b/pbl/v2/inquiry/`. */
+/** contract §16: `POST /b/pbl/v2/inquiry/`. */
 describe('inquiry', () => {
   let t: TestApp;
   let s: Seeded;
@@ -187,7 +187,7 @@ describe('inquiry', () => {
 
   it('Basic: only for users allowed the gateway; no credentials: 401 with result failed', async () => {
     const id = String((await d.create({ pg_codes: ['other-sandbox'] })).session_id);
-    // SPEC §3: a transaction on a gateway the user may not use answers exactly as an unknown one.
+    // contract §3: a transaction on a gateway the user may not use answers exactly as an unknown one.
     const denied = await inquire({ session_id: id }, s.merchant).expect(404);
     assert.deepEqual(denied.body, { detail: 'Not found.', result: 'failed' });
     await t.app

@@ -10,7 +10,7 @@ const fs = process.getBuiltinModule('node:fs');
 const DIGITS = Object.values(TEST_CARDS).map((c) => c.replace(/ /g, ''));
 
 /**
- * SPEC §14: card data is never logged. The app logs at `trace` here and pino's synchronous writes
+ * contract §14: card data is never logged. The app logs at `trace` here and pino's synchronous writes
  * to stdout/stderr are captured (pino writes through fs.writeSync, not process.stdout).
  */
 describe('card numbers never reach the logs', () => {

@@ -19,7 +19,7 @@ const address = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** SPEC §4 request fields: each rule broken once, and met at its limit. */
+/** contract §4 request fields: each rule broken once, and met at its limit. */
 describe('create: request field rules', () => {
   let t: TestApp;
   let s: Seeded;

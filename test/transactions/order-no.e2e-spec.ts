@@ -7,7 +7,7 @@ import { createErrors, createTransaction, forceState, postTransaction, txnPath }
 
 const TAKEN = { order_no: ['A live transaction with this order_no already exists.'] };
 
-/** SPEC §4 `order_no`: unique among live transactions; canceled and expired ones release it. */
+/** contract §4 `order_no`: unique among live transactions; canceled and expired ones release it. */
 describe('order_no uniqueness among live transactions', () => {
   let t: TestApp;
   let s: Seeded;

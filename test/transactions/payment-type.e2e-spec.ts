@@ -8,7 +8,7 @@ import { createErrors, createTransaction, storedRow, txnPath } from './helpers';
 
 const AGREEMENT = { id: 'subscription-42', frequency: 'monthly', cycle_interval_days: 30, total_cycles: 12 };
 
-/** SPEC §15: `payment_type` and `agreement` on create and update. */
+/** contract §15: `payment_type` and `agreement` on create and update. */
 describe('create/update: payment_type and agreement', () => {
   let t: TestApp;
   let s: Seeded;

@@ -5,7 +5,7 @@ import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { createTransaction, forceState, storedRow, txnPath } from './helpers';
 
-/** SPEC §16: PUT replaces the whole input; otherwise it is PATCH (rules, 409, ETag). */
+/** contract §16: PUT replaces the whole input; otherwise it is PATCH (rules, 409, ETag). */
 describe('PUT: full update', () => {
   let t: TestApp;
   let s: Seeded;

@@ -8,7 +8,7 @@ import { createTransaction, TXN_PATH, txnPath } from './helpers';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** SPEC §4 "Response representation" and retrieve. */
+/** contract §4 "Response representation" and retrieve. */
 describe('transaction representation and retrieve', () => {
   let t: TestApp;
   let s: Seeded;

@@ -15,8 +15,8 @@ function decodeQr(png: Buffer): string | undefined {
   return jsQR(new Uint8ClampedArray(image.data), image.width, image.height)?.data;
 }
 
-/** SPEC §16: checkout_page_url, settled_pg_code and qr_code_url in the representation. */
-describe('representation additions of SPEC §16', () => {
+/** contract §16: checkout_page_url, settled_pg_code and qr_code_url in the representation. */
+describe('representation additions of contract §16', () => {
   let t: TestApp;
   let s: Seeded;
   before(async () => {

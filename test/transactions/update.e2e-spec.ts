@@ -35,7 +35,7 @@ const FULL = {
   language: 'ar',
 };
 
-/** SPEC §4 "Update rules". */
+/** contract §4 "Update rules". */
 describe('update a payment transaction', () => {
   let t: TestApp;
   let s: Seeded;

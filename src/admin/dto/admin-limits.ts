@@ -2,7 +2,7 @@ import { LIMITS } from '../../common/validation/limits';
 
 /** Limits of admin-only fields (the shared ones live in common/validation/limits.ts). */
 export const ADMIN_LIMITS = {
-  /** HMAC keys shorter than this are guessable (SPEC §10: a key is a secret, not a password). */
+  /** HMAC keys shorter than this are guessable (contract §10: a key is a secret, not a password). */
   webhookSigningKeyMin: 16,
   webhookSigningKey: 255,
   passwordMin: 8,

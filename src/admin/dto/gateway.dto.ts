@@ -24,7 +24,7 @@ export class GatewayDto {
   @ApiProperty({ enum: [...GATEWAY_FLOWS] }) flow: string;
   @ApiProperty() require_customer_phone: boolean;
   @ApiProperty() is_active: boolean;
-  @ApiProperty({ description: 'Can save cards for later charges (SPEC §15)' }) tokenizable: boolean;
+  @ApiProperty({ description: 'Can save cards for later charges (contract §15)' }) tokenizable: boolean;
   @ApiProperty({ description: 'Shown to the customer on the payment page (cash: where and how to pay)' })
   instructions: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -98,7 +98,7 @@ export class CreateGatewayDto {
     optional: true,
     notNull: true,
     description:
-      'Can save cards for later charges (SPEC §15). Default: true for a sandbox gateway, false otherwise',
+      'Can save cards for later charges (contract §15). Default: true for a sandbox gateway, false otherwise',
   })
   tokenizable?: boolean;
 

@@ -10,7 +10,7 @@ export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
 export const INVALID_CURSOR = 'Invalid cursor: pass the "next" value of a previous page as is.';
 
-/** `GET /b/checkout/v1/admin/pymt-txn/` (SPEC §18): every filter optional, all of them combined. */
+/** `GET /b/checkout/v1/admin/pymt-txn/` (contract §18): every filter optional, all of them combined. */
 export class TransactionSearchQueryDto {
   @ChoiceField(TRANSACTION_STATES, { optional: true, notNull: true })
   state?: TransactionState;

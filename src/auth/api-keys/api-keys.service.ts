@@ -30,7 +30,7 @@ export interface IssuedApiKey {
  * compared (constant time) and the expiry checked on every request, but the database is not asked
  * again, so a revocation made on another replica takes up to that long to apply here (one made
  * on this replica applies at once). Writes are run again on a deadlock, lock-wait timeout or Galera
- * conflict (SPEC §17).
+ * conflict (contract §17).
  */
 @Injectable()
 export class ApiKeysService {
@@ -83,7 +83,7 @@ export class ApiKeysService {
 
   /**
    * Only found keys are kept: unknown prefixes (guesses) never fill the cache. Prefixes compare
-   * exactly (SPEC §3): a PAD SPACE or case-insensitive collation may find `ABCDEFGH` for
+   * exactly (contract §3): a PAD SPACE or case-insensitive collation may find `ABCDEFGH` for
    * `abcdefgh`, so the found prefix is compared again; a near miss is an unknown prefix.
    */
   private async byPrefix(prefix: string): Promise<ApiKey | null> {

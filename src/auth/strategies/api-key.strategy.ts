@@ -6,7 +6,7 @@ import { ApiKeysService } from '../api-keys/api-keys.service';
 import type { Principal } from '../principal';
 import { parseAuthorization, settle, type StrategyCreated } from './authorization-header';
 
-/** `Authorization: Api-Key <prefix>.<secret>` (SPEC §3). */
+/** `Authorization: Api-Key <prefix>.<secret>` (contract §3). */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
   constructor(private readonly apiKeys: ApiKeysService) {

@@ -6,7 +6,7 @@ import { UsersService } from '../users/users.service';
 import { userPrincipal, type Principal } from '../principal';
 import { basicCredentials, parseAuthorization, settle, type StrategyCreated } from './authorization-header';
 
-/** `Authorization: Basic base64(username:password)` (SPEC §3). */
+/** `Authorization: Basic base64(username:password)` (contract §3). */
 @Injectable()
 export class BasicStrategy extends PassportStrategy(PassportBasicStrategy, 'basic') {
   constructor(private readonly users: UsersService) {

@@ -24,13 +24,13 @@ export type UserChanges = Partial<UserInput>;
  */
 export type SessionRevoker = (manager: EntityManager, userId: number) => Promise<unknown>;
 
-/** Changes after which what the old credentials opened must end (SPEC §19). */
+/** Changes after which what the old credentials opened must end (contract §19). */
 const revokesSessions = (changes: UserChanges): boolean =>
   changes.password !== undefined || changes.isActive === false || changes.isAdmin === false;
 
 /**
  * Basic-auth users: created by admins, passwords kept as scrypt hashes. Each write commits on its
- * own and is run again on a deadlock, lock-wait timeout or Galera conflict (SPEC §17). A new
+ * own and is run again on a deadlock, lock-wait timeout or Galera conflict (contract §17). A new
  * password, a deactivation, a demotion and a deletion end the user's sessions in the same unit.
  */
 @Injectable()
@@ -49,7 +49,7 @@ export class UsersService {
 
   /**
    * The active user with these credentials, or null. Always spends one scrypt, found or not.
-   * Names compare exactly (SPEC §3): the database's lookup may match `admin ` or `ADMIN` to
+   * Names compare exactly (contract §3): the database's lookup may match `admin ` or `ADMIN` to
    * `admin` (MariaDB's PAD SPACE collations, case-insensitive ones), so the found name is
    * compared again here; a near miss is an unknown user.
    */

@@ -5,7 +5,7 @@ import { LIMITS } from '../../common/validation/limits';
 import { MSG } from '../../common/validation/messages';
 import { GATEWAY_TYPES, type GatewayType } from '../../gateways/gateway.entity';
 
-/** `POST /b/pbl/v2/card/`: a customer's saved cards (SPEC §15). */
+/** `POST /b/pbl/v2/card/`: a customer's saved cards (contract §15). */
 export class ListCardsDto {
   @TextField(LIMITS.customerId, { example: 'customer-7' })
   customer_id: string;

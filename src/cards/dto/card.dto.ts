@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** A saved card (SPEC §15). Only the last four digits of the number are kept. */
+/** A saved card (contract §15). Only the last four digits of the number are kept. */
 export class CardDto {
   @ApiProperty({ description: 'Random, at least 32 characters; charge it with auto-debit', minLength: 32 })
   token: string;

@@ -18,7 +18,7 @@ export class TtlCache<T = unknown> {
   }
 
   /**
-   * For code inside a DB transaction (SPEC §17): a fresh value already in hand, else `load`
+   * For code inside a DB transaction (contract §17): a fresh value already in hand, else `load`
    * (which reads through the transaction's own connection). Never waits for a load another caller
    * started, which would go through the pool.
    */

@@ -1,7 +1,7 @@
 import { TOO_DEEP_MESSAGE } from '../http/json-depth';
 import { DomainError } from './domain-errors';
 
-/** A body refused by its parser, with the status the parser gave it (SPEC §1). */
+/** A body refused by its parser, with the status the parser gave it (contract §1). */
 export class BodyRefused extends DomainError {
   constructor(
     readonly status: number,

@@ -1,5 +1,5 @@
 /**
- * Errors the services throw. One global filter ({@link ErrorFilter}) turns each into SPEC §2's body,
+ * Errors the services throw. One global filter ({@link ErrorFilter}) turns each into contract §2's body,
  * so services never build HTTP responses themselves.
  */
 
@@ -91,7 +91,7 @@ export class Throttled extends DomainError {
   }
 }
 
-/** The database is out of reach or too contended right now (SPEC §17): retry after a moment. */
+/** The database is out of reach or too contended right now (contract §17): retry after a moment. */
 export class ServiceUnavailable extends DomainError {
   readonly status = 503;
   constructor(retryAfterSeconds = 1) {

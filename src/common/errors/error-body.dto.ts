@@ -1,13 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** `{"detail": "..."}`: every error that is not a field validation error (SPEC §2). */
+/** `{"detail": "..."}`: every error that is not a field validation error (contract §2). */
 export class DetailDto {
   @ApiProperty({ example: 'Not found.' })
   detail: string;
 }
 
 /**
- * A 400 (SPEC §2): field → list of messages (nested objects nest), or `{"detail"}` when the
+ * A 400 (contract §2): field → list of messages (nested objects nest), or `{"detail"}` when the
  * request could not be read at all (malformed JSON, bad encoding, an unreadable form).
  */
 export const FIELD_ERRORS_SCHEMA = {

@@ -5,7 +5,7 @@ import { bodyParserError } from './body-errors';
 import { DomainError, ServiceUnavailable } from './domain-errors';
 
 /**
- * The one error path (SPEC §2): domain errors keep their status and body; Nest's own HTTP
+ * The one error path (contract §2): domain errors keep their status and body; Nest's own HTTP
  * exceptions (unknown route, etc.) become `{"detail"}` bodies; anything else is a 500 with no
  * internals, logged with the request id.
  */
@@ -36,7 +36,7 @@ export class ErrorFilter implements ExceptionFilter {
       return { status: error.status, body: error.body(), headers: error.headers };
     }
     if (error instanceof HttpException) {
-      // Nest turns multer's limit errors into 400s; a field over the body limit is a 413 (SPEC §1).
+      // Nest turns multer's limit errors into 400s; a field over the body limit is a 413 (contract §1).
       const tooLarge = bodyParserError(error.cause);
       if (tooLarge?.status === 413) return { status: 413, body: tooLarge.body(), headers: tooLarge.headers };
       const status = error.getStatus();
@@ -45,7 +45,7 @@ export class ErrorFilter implements ExceptionFilter {
     const refused = bodyParserError(error);
     if (refused) return { status: refused.status, body: refused.body(), headers: refused.headers };
     if (isDatabaseUnavailable(error)) {
-      // Out of reach or contended right now (SPEC §17): the client retries; never a 500.
+      // Out of reach or contended right now (contract §17): the client retries; never a 500.
       this.logger.warn({ err: error, reqId: req.id }, 'Database unavailable');
       const unavailable = new ServiceUnavailable();
       return { status: unavailable.status, body: unavailable.body(), headers: unavailable.headers };

@@ -4,7 +4,7 @@ import { BodyRefused } from './body-errors';
 import { ErrorFilter } from './error.filter';
 
 /**
- * For routes whose errors say `"result": "failed"` (SPEC §16 inquiry): every `{"detail"}` body
+ * For routes whose errors say `"result": "failed"` (contract §16 inquiry): every `{"detail"}` body
  * (404, 401, 403, 503) gains it; field errors keep their DRF shape, and so does a body that could
  * not be read (malformed JSON, too deep, too large: the plain `{"detail"}` the API document gives
  * the route's 400 and that it had when bodies were parsed before routing).

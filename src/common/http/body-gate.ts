@@ -9,7 +9,7 @@ interface Waiter {
 }
 
 /**
- * SPEC §17: a limit on the request bodies read and parsed at once, counted in bytes (a body weighs
+ * contract §17: a limit on the request bodies read and parsed at once, counted in bytes (a body weighs
  * its declared length, or the most it may reach) and held until its request is answered. Parsing
  * a megabyte of JSON holds the event loop ≈ 60 ms and validating it about as long again: a burst of
  * them would hold it for seconds, and every other caller with it. (Released right after parsing,

@@ -6,7 +6,7 @@ import { hasBody, RequestBodies } from './request-bodies';
 /**
  * Global: reads the request body (JSON, urlencoded) before the route's own interceptors and pipes.
  * An interceptor because Nest runs them after all guards: without valid credentials a body is
- * never read or parsed, and the 401 costs nothing (SPEC §3). Routes Nest does not match (404)
+ * never read or parsed, and the 401 costs nothing (contract §3). Routes Nest does not match (404)
  * never read theirs either.
  */
 @Injectable()

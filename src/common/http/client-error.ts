@@ -11,7 +11,7 @@ const STATUS_BY_CODE: Record<string, number> = {
 
 /**
  * A request Node cannot parse (a bad header line, a broken chunk) never reaches Express; Node's
- * own answer is an empty `400` with no JSON. This answers like every other error (SPEC §2):
+ * own answer is an empty `400` with no JSON. This answers like every other error (contract §2):
  * `{"detail": …}` with an `X-Request-Id`, then closes the connection (its framing is lost).
  */
 export function answerMalformedRequests(server: Server, logger: Logger): void {

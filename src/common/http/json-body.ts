@@ -2,13 +2,13 @@ import express, { NextFunction, Request, Response } from 'express';
 import { isLosslessNumber, parse } from 'lossless-json';
 import { MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from './json-depth';
 
-/** Top-level keys whose JSON numbers are read as their exact decimal text (SPEC §4 `amount`). */
+/** Top-level keys whose JSON numbers are read as their exact decimal text (contract §4 `amount`). */
 const DECIMAL_KEYS = new Set(['amount', 'fee_fixed', 'fee_percent']);
 
 /**
  * Parses JSON keeping the digits of money: `12.50` arrives as the text "12.50", not 12.5. Only the
  * body's own money keys: an `amount` nested in `extra` is the merchant's data and stays a number.
- * A document nested deeper than {@link MAX_JSON_DEPTH} levels is refused (SPEC §17): the walk that
+ * A document nested deeper than {@link MAX_JSON_DEPTH} levels is refused (contract §17): the walk that
  * converts the values counts the depth, so the check costs no second pass.
  */
 export function parseJsonKeepingDecimals(text: string): unknown {
@@ -85,7 +85,7 @@ export function rejectInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, en
   }
 }
 
-/** JSON body parser (1 MB → 413), lossless for money; malformed JSON → 400 (SPEC §1). */
+/** JSON body parser (1 MB → 413), lossless for money; malformed JSON → 400 (contract §1). */
 export function jsonBody(limit: string | number) {
   const readText = express.text({
     type: ['application/json', 'application/*+json'],

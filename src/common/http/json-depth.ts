@@ -1,5 +1,5 @@
 /**
- * SPEC §17: a body nested deeper than this is refused (400). The body itself is level 1, so a
+ * contract §17: a body nested deeper than this is refused (400). The body itself is level 1, so a
  * top-level object's `extra` may hold 31 more. Far above any real payload, far below the depth at
  * which a recursive step (class-transformer, the JSON walk) would exhaust the stack.
  */

@@ -9,7 +9,7 @@ const ACCEPTED = [
   'multipart/form-data',
 ];
 
-/** SPEC §1: bodies must be JSON, urlencoded or multipart; anything else → 415. */
+/** contract §1: bodies must be JSON, urlencoded or multipart; anything else → 415. */
 export function requireKnownMediaType(req: Request, _res: Response, next: NextFunction): void {
   if (!hasBody(req) || req.is(ACCEPTED)) return next();
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim();

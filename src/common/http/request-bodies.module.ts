@@ -6,8 +6,8 @@ import { BodyReadingInterceptor } from './body-reading.interceptor';
 import { RequestBodies } from './request-bodies';
 
 /**
- * Request bodies, read after authentication (SPEC §3) and through one {@link BodyGate} per process
- * (SPEC §17), shared by the JSON/form reader and the multipart upload interceptor.
+ * Request bodies, read after authentication (contract §3) and through one {@link BodyGate} per process
+ * (contract §17), shared by the JSON/form reader and the multipart upload interceptor.
  */
 @Global()
 @Module({

@@ -6,7 +6,7 @@ import { BodyGate } from './body-gate';
 import { jsonBody, rejectInvalidUtf8 } from './json-body';
 import { MAX_JSON_DEPTH } from './json-depth';
 
-/** SPEC §1: JSON and urlencoded bodies over 1 MB → 413. */
+/** contract §1: JSON and urlencoded bodies over 1 MB → 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -15,10 +15,10 @@ const FORM_TYPE = 'application/x-www-form-urlencoded';
 /**
  * Reads and parses a JSON or urlencoded request body into `req.body`, once per request, when asked:
  * by the global {@link BodyReadingInterceptor}, which Nest runs after every guard, so a request
- * that needs credentials is authenticated before its body is read (SPEC §3), and by a guard that
+ * that needs credentials is authenticated before its body is read (contract §3), and by a guard that
  * needs the body itself (the pages' CSRF token). Multipart bodies are the upload interceptor's.
  *
- * Each read passes the {@link BodyGate} (SPEC §17) with its declared length, until the request is
+ * Each read passes the {@link BodyGate} (contract §17) with its declared length, until the request is
  * answered; one declared over the limit is refused before it is read or waits for the gate.
  */
 @Injectable()
@@ -30,7 +30,7 @@ export class RequestBodies {
     extended: true,
     limit: BODY_LIMIT_BYTES,
     parameterLimit: 1000,
-    // qs counts the levels below the body: `a[b]` is 1, so 31 makes the body's 32 (SPEC §17).
+    // qs counts the levels below the body: `a[b]` is 1, so 31 makes the body's 32 (contract §17).
     depth: MAX_JSON_DEPTH - 1,
     verify: rejectInvalidUtf8,
   } as Parameters<typeof express.urlencoded>[0]);

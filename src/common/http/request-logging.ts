@@ -24,7 +24,7 @@ const SECRET_VALUE = /@|\d(?:[ -]?\d){12,18}/;
 
 /**
  * The access log: one JSON line per request, once it is answered (or the client went away), with
- * the request id, which it echoes or makes as `X-Request-Id` (SPEC §1). Written by hand rather than
+ * the request id, which it echoes or makes as `X-Request-Id` (contract §1). Written by hand rather than
  * with pino-http (issue #13): that one built a child logger and wrapped the response for every
  * request, ≈ 4 % of a create's CPU. Never the credentials: no Authorization, no secret query values.
  */

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 
-/** SPEC §1: every route answers with and without a trailing slash, with no redirect. */
+/** contract §1: every route answers with and without a trailing slash, with no redirect. */
 export function ignoreTrailingSlash(req: Request, _res: Response, next: NextFunction): void {
   const queryAt = req.url.indexOf('?');
   const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);

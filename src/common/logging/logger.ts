@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
 
-/** Paths never logged in clear: credentials, card data, customer contact data (SPEC §14). */
+/** Paths never logged in clear: credentials, card data, customer contact data (contract §14). */
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',

@@ -9,7 +9,7 @@ export const Money = Decimal.clone({
 });
 export type Money = Decimal;
 
-/** The API's amount grammar (SPEC §4): up to 13 integer digits, any number of decimals. */
+/** The API's amount grammar (contract §4): up to 13 integer digits, any number of decimals. */
 export const AMOUNT_PATTERN = /^\d{1,13}(\.\d+)?$/;
 export const MAX_INTEGER_DIGITS = 13;
 

@@ -52,7 +52,7 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 {
 
 /**
  * Checks a URL's host as written (no DNS): a literal blocked IP or a local host name. The
- * delivery path checks again after resolving the name (SPEC §4 `webhook_url`).
+ * delivery path checks again after resolving the name (contract §4 `webhook_url`).
  */
 export function isBlockedLiteralHost(url: string): boolean {
   let host: string;

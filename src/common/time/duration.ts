@@ -1,4 +1,4 @@
-/** `expiration_time` durations (SPEC §4): `HH:MM:SS` or `D HH:MM:SS`. */
+/** `expiration_time` durations (contract §4): `HH:MM:SS` or `D HH:MM:SS`. */
 
 const DURATION = /^(?:(\d{1,3}) )?(\d{1,3}):([0-5]\d):([0-5]\d)$/;
 export const MAX_DURATION_SECONDS = 30 * 24 * 3600;

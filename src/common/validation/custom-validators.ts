@@ -22,7 +22,7 @@ function describedValidator(
   };
 }
 
-/** A positive decimal amount as text, `^\d{1,13}(\.\d+)?$` (SPEC §4). */
+/** A positive decimal amount as text, `^\d{1,13}(\.\d+)?$` (contract §4). */
 export const IsDecimalText = (options?: ValidationOptions): PropertyDecorator =>
   describedValidator(
     'isDecimalText',

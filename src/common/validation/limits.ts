@@ -1,4 +1,4 @@
-/** Field limits of the contract (SPEC §4): one place that feeds DTOs, columns and the docs. */
+/** Field limits of the contract (contract §4): one place that feeds DTOs, columns and the docs. */
 export const LIMITS = {
   url: 200,
   mode: 32,

@@ -1,6 +1,6 @@
 import type { ValidationArguments } from 'class-validator';
 
-/** DRF's wording, so clients written against the public API read the same messages (SPEC §2). */
+/** DRF's wording, so clients written against the public API read the same messages (contract §2). */
 export const MSG = {
   required: 'This field is required.',
   notNull: 'This field may not be null.',

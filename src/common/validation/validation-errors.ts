@@ -16,7 +16,7 @@ const KIND_CONSTRAINTS = [
   'isDecimalText',
 ];
 
-/** class-validator errors → SPEC §2's field tree (nested objects nest; every field at once). */
+/** class-validator errors → contract §2's field tree (nested objects nest; every field at once). */
 export function toFieldErrorTree(
   errors: ValidationError[],
   tree: FieldErrorTree = {},

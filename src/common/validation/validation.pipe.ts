@@ -3,7 +3,7 @@ import type { ValidationError } from 'class-validator';
 import { FieldErrors } from '../errors/domain-errors';
 import { toFieldErrorTree } from './validation-errors';
 
-/** The global pipe: strips unknown fields and reports every violation at once as SPEC §2's tree. */
+/** The global pipe: strips unknown fields and reports every violation at once as contract §2's tree. */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     transform: true,

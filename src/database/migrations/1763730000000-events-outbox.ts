@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** The transactional outbox (SPEC §6): events, their deliveries and every delivery attempt. */
+/** The transactional outbox (contract §6): events, their deliveries and every delivery attempt. */
 export class EventsOutbox1763730000000 implements MigrationInterface {
   name = 'EventsOutbox1763730000000';
 

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** Attachments (their files and the transaction's link to one) and short links (SPEC §12). */
+/** Attachments (their files and the transaction's link to one) and short links (contract §12). */
 export class AttachmentsShortLinks1763740000000 implements MigrationInterface {
   name = 'AttachmentsShortLinks1763740000000';
 

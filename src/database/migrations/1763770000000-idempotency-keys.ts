@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** `Idempotency-Key` claims and stored responses of create and update (SPEC §11). */
+/** `Idempotency-Key` claims and stored responses of create and update (contract §11). */
 export class IdempotencyKeys1763770000000 implements MigrationInterface {
   name = 'IdempotencyKeys1763770000000';
 

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
 /**
- * Payments that cannot be lost (SPEC §17): the transaction row names the attempt that holds it
+ * Payments that cannot be lost (contract §17): the transaction row names the attempt that holds it
  * (`attempt_in_flight`, claimed by a conditional UPDATE before the gateway is called), an attempt
  * is settled once (`settled_at`; the reconciler finds the unsettled ones), and the sandbox
  * gateway keeps its own record of what it charged, so it can be asked later. (On SQLite,

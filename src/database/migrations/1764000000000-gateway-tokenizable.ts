@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** Gateways that can save cards (SPEC §15): `tokenizable`, on for the sandbox gateways already there. */
+/** Gateways that can save cards (contract §15): `tokenizable`, on for the sandbox gateways already there. */
 export class GatewayTokenizable1764000000000 implements MigrationInterface {
   name = 'GatewayTokenizable1764000000000';
 

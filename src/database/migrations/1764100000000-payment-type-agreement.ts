@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** Saved cards (SPEC §15): a transaction's `payment_type` (one_off for those already there) and `agreement`. */
+/** Saved cards (contract §15): a transaction's `payment_type` (one_off for those already there) and `agreement`. */
 export class PaymentTypeAgreement1764100000000 implements MigrationInterface {
   name = 'PaymentTypeAgreement1764100000000';
 

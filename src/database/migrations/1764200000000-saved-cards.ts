@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
 /**
- * Saved cards (SPEC §15): the cards table (never a number or CVC), what an attempt keeps of its
+ * Saved cards (contract §15): the cards table (never a number or CVC), what an attempt keeps of its
  * card and the gateway token it got, and the sandbox gateway's vault and token ledger.
  */
 export class SavedCards1764200000000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** `qr_code_url` (SPEC §16): the unguessable token of a transaction's QR code, when one was asked for. */
+/** `qr_code_url` (contract §16): the unguessable token of a transaction's QR code, when one was asked for. */
 export class QrCodeToken1764300000000 implements MigrationInterface {
   name = 'QrCodeToken1764300000000';
 

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** Cash gateways (SPEC §16): the instructions the payment page shows the customer. */
+/** Cash gateways (contract §16): the instructions the payment page shows the customer. */
 export class GatewayInstructions1764400000000 implements MigrationInterface {
   name = 'GatewayInstructions1764400000000';
 

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** The `delete` operation (SPEC §16): a hidden transaction keeps its row, marked when it was deleted. */
+/** The `delete` operation (contract §16): a hidden transaction keeps its row, marked when it was deleted. */
 export class TransactionDeletedAt1764500000000 implements MigrationInterface {
   name = 'TransactionDeletedAt1764500000000';
 

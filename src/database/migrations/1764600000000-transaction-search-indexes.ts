@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
 /**
- * The admin transaction search (SPEC §18): newest first, optionally by state or customer e-mail
+ * The admin transaction search (contract §18): newest first, optionally by state or customer e-mail
  * (order_no already has its index). Each index ends in created_at so the page is read in index
  * order, backwards, with the keyset condition as a range: no sort, however many rows match.
  */

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
 /**
- * The merchant events feed (SPEC §18): each event gets its place in the feed (`feed_position`)
+ * The merchant events feed (contract §18): each event gets its place in the feed (`feed_position`)
  * once committed, from one counter row, so positions only ever grow in the order readers can see
  * them. Events already recorded get theirs on the first read, in the order they were written.
  */

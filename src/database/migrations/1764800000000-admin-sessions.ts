@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
-/** The admin console's sign-in sessions (SPEC §19). */
+/** The admin console's sign-in sessions (contract §19). */
 export class AdminSessions1764800000000 implements MigrationInterface {
   name = 'AdminSessions1764800000000';
 

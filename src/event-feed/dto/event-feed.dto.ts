@@ -8,7 +8,7 @@ export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_MAX_LIMIT = 500;
 export const INVALID_FEED_CURSOR = 'Invalid cursor: pass the "next" value of a previous page as is.';
 
-/** `GET /b/checkout/v1/events/` (SPEC §18). */
+/** `GET /b/checkout/v1/events/` (contract §18). */
 export class EventFeedQueryDto {
   @PatternField(/^[A-Za-z0-9_-]{1,40}$/, 40, INVALID_FEED_CURSOR, {
     optional: true,

@@ -16,7 +16,7 @@ export class InitiatorDto {
 }
 
 /**
- * The webhook body (SPEC §6 and §16), also the answer of auto-debit, inquiry and the cash
+ * The webhook body (contract §6 and §16), also the answer of auto-debit, inquiry and the cash
  * acknowledgement. `signature` covers the §6 key list only.
  */
 export class WebhookPayloadDto {

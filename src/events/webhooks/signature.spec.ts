@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { payloadSignature, standardWebhookSecret, standardWebhookSignature } from './signature';
 
 describe('webhook signature', () => {
-  it('matches the SPEC test vector', () => {
+  it('matches the contract’s test vector', () => {
     assert.equal(
       payloadSignature(
         { amount: '86.000', currency_code: 'KWD', customer_first_name: 'example-customer' },

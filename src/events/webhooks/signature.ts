@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-/** The payload keys the signature covers (SPEC §6, the public API's scheme). */
+/** The payload keys the signature covers (contract §6, the public API's scheme). */
 export const SIGNED_KEYS = [
   'amount',
   'currency_code',

@@ -12,7 +12,7 @@ export interface WebhookRequest {
   headers: Record<string, string>;
 }
 
-/** Sends an event to a `webhook_url` (SPEC §6), signed with the current signing key. */
+/** Sends an event to a `webhook_url` (contract §6), signed with the current signing key. */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   private readonly agents = new KeepAliveAgents();

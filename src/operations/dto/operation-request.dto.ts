@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { OPERATIONS } from '../operations.service';
 
-/** The body of `POST /b/pbl/v2/operation/` (SPEC §10): `session_id` or `order_no` names the transaction. */
+/** The body of `POST /b/pbl/v2/operation/` (contract §10): `session_id` or `order_no` names the transaction. */
 export class OperationRequestDto {
   @ApiProperty({ enum: [...OPERATIONS], example: 'refund' })
   operation: string;

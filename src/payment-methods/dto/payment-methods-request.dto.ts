@@ -35,7 +35,7 @@ function upperCased(value: unknown): unknown {
     : value;
 }
 
-/** `POST /b/pbl/v2/payment-methods/` (SPEC §16): every filter sent must match. */
+/** `POST /b/pbl/v2/payment-methods/` (contract §16): every filter sent must match. */
 export class PaymentMethodsRequestDto {
   @ChoiceField(TRANSACTION_TYPES, {
     optional: true,

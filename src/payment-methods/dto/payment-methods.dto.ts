@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { CardDto } from '../../cards/dto/card.dto';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../../gateways/gateway.entity';
 
-/** A gateway the caller may open transactions on (SPEC §16). */
+/** A gateway the caller may open transactions on (contract §16). */
 export class AvailablePaymentMethodDto {
   @ApiProperty({ example: 'sandbox', description: 'The pg code to send in `pg_codes`' }) code: string;
   @ApiProperty({ example: 'Sandbox card' }) name: string;

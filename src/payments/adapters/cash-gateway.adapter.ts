@@ -9,7 +9,7 @@ import type {
 } from './gateway-adapter';
 
 /**
- * Cash gateways (SPEC §16, flow `offline`): no one to call. The customer pays the merchant, who
+ * Cash gateways (contract §16, flow `offline`): no one to call. The customer pays the merchant, who
  * acknowledges it (`POST /b/pbl/v2/payment/cash/`); a refund is the merchant handing the cash
  * back, recorded here. Cards are never charged through it.
  */

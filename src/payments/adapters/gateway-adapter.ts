@@ -17,7 +17,7 @@ export interface PayInput {
   operation: GatewayOperation;
   /**
    * What to charge: the card number (digits only; used for this call only, never stored, never
-   * logged), or the gateway's token of a card it saved earlier (SPEC §15) with the CVC when the
+   * logged), or the gateway's token of a card it saved earlier (contract §15) with the CVC when the
    * customer is present (the payment page), none for a merchant-initiated charge.
    */
   card: { number: string } | { gatewayToken: string; cvc?: string };
@@ -67,7 +67,7 @@ export interface GatewayAdapter {
    */
   pay(input: PayInput): Promise<AttemptOutcome>;
   /**
-   * What the gateway knows of an attempt, by our reference number (SPEC §17): its outcome, or
+   * What the gateway knows of an attempt, by our reference number (contract §17): its outcome, or
    * null when it never received it (nothing was charged). Throws when the gateway cannot be asked
    * now (the reconciler asks again later).
    */

@@ -3,7 +3,7 @@ import { MoneyColumn, TimestampColumn } from '../../database/columns';
 
 /**
  * The sandbox gateway's own record of what it was asked to charge (a real gateway keeps one on its
- * side), so that `inquire` can answer for an attempt whose answer never reached us (SPEC §17).
+ * side), so that `inquire` can answer for an attempt whose answer never reached us (contract §17).
  */
 @Entity({ name: 'sandbox_charges' })
 export class SandboxCharge {

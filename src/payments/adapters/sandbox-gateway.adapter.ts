@@ -15,7 +15,7 @@ import type {
 import { SandboxCharge } from './sandbox-charge.entity';
 import { SandboxToken } from './sandbox-token.entity';
 
-/** SPEC §9's test cards (digits only) and what each one does; the last two are SPEC §15's. */
+/** contract §9's test cards (digits only) and what each one does; the last two are contract §15's. */
 export const TEST_CARDS = {
   success: '4111111111111111',
   declined: '4000000000000002',

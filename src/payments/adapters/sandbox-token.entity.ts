@@ -4,7 +4,7 @@ import type { AttemptOutcome } from './gateway-adapter';
 
 /**
  * The sandbox gateway's vault: each card it tokenized and how charges with that token behave —
- * as the test card it was saved from does (SPEC §15). Never the card number.
+ * as the test card it was saved from does (contract §15). Never the card number.
  */
 @Entity({ name: 'sandbox_tokens' })
 export class SandboxToken {

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Matches } from 'class-validator';
 import { TextField } from '../../common/validation/field-decorators';
 
-/** `POST /b/pbl/v2/auto-debit/`: charge a payable transaction with a saved card (SPEC §15). */
+/** `POST /b/pbl/v2/auto-debit/`: charge a payable transaction with a saved card (contract §15). */
 export class AutoDebitDto {
   @ApiProperty({ pattern: '^[0-9a-f]{40}$' })
   @TextField(40)

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { BoolField, TextField, UrlField } from '../../common/validation/field-decorators';
 import { LIMITS } from '../../common/validation/limits';
 
-/** `POST /b/pbl/v2/inquiry/` (SPEC §16): `session_id` or `order_no` names the transaction. */
+/** `POST /b/pbl/v2/inquiry/` (contract §16): `session_id` or `order_no` names the transaction. */
 export class InquiryDto {
   @TextField(40, { optional: true, description: 'The transaction; or send order_no' })
   session_id?: string | null;

@@ -16,7 +16,7 @@ export class PayWithTestCardDto {
 
   @BoolField({
     optional: true,
-    description: "Save the card for the transaction's customer (SPEC §15); needs customer_id.",
+    description: "Save the card for the transaction's customer (contract §15); needs customer_id.",
   })
   save_card?: boolean;
 }

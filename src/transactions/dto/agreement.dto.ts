@@ -18,7 +18,7 @@ import {
 } from '../transaction-state';
 
 /**
- * The merchant's agreement with the customer under which a saved card is charged later (SPEC §15,
+ * The merchant's agreement with the customer under which a saved card is charged later (contract §15,
  * `payment_type: auto_debit`). Kept as sent and echoed; the dates are calendar dates.
  */
 export class AgreementDto {

@@ -98,7 +98,7 @@ export class NotificationsDto {
   sms?: NotificationEvent[];
 }
 
-/** The request body of create (and, all optional, of update). Limits: SPEC §4. */
+/** The request body of create (and, all optional, of update). Limits: contract §4. */
 export class CreateTransactionDto {
   @ChoiceField(TRANSACTION_TYPES, { example: 'e_commerce' })
   type: TransactionType;
@@ -157,7 +157,7 @@ export class CreateTransactionDto {
 
   @UrlField(LIMITS.url, {
     optional: true,
-    description: 'Receives the payment events (SPEC §6). Private addresses are refused.',
+    description: 'Receives the payment events (contract §6). Private addresses are refused.',
   })
   webhook_url?: string;
 

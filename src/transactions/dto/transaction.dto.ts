@@ -32,7 +32,7 @@ class NotificationsView {
   @ApiProperty({ enum: [...NOTIFICATION_EVENTS], isArray: true, required: false }) sms?: string[];
 }
 
-/** The transaction representation returned by create, update and retrieve (SPEC §4). */
+/** The transaction representation returned by create, update and retrieve (contract §4). */
 export class TransactionDto {
   @ApiProperty({ pattern: '^[0-9a-f]{40}$' }) session_id: string;
   @ApiProperty({ enum: [...TRANSACTION_STATES] }) state: string;

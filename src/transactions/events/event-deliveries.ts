@@ -9,7 +9,7 @@ export interface Transports {
 }
 
 /**
- * The deliveries an event of a transaction asks for (SPEC §6): its webhook, an e-mail to each
+ * The deliveries an event of a transaction asks for (contract §6): its webhook, an e-mail to each
  * distinct address (customer and `email_recipients`) and an SMS to the customer, for the events
  * the transaction's `notifications` list per channel.
  */

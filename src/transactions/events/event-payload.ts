@@ -14,7 +14,7 @@ export interface EventDetails {
   referenceNumber?: string;
   /** `success` / `failed` / `error` of the attempt or operation. */
   result?: string;
-  /** The card a payment saved or charged (SPEC §15): the webhook's `token`. */
+  /** The card a payment saved or charged (contract §15): the webhook's `token`. */
   card?: CardDto;
   /** The attempt's message: what its response code means. */
   message?: string;
@@ -44,7 +44,7 @@ export interface PayloadInput {
 export const utcTimestamp = (at: Date): string => at.toISOString().slice(0, 19).replace('T', ' ');
 
 /**
- * The webhook body of SPEC §6, without `signature` (added when it is sent). A snapshot of the
+ * The webhook body of contract §6, without `signature` (added when it is sent). A snapshot of the
  * transaction at the moment its event was recorded.
  */
 export function buildEventPayload(input: PayloadInput): Record<string, unknown> {

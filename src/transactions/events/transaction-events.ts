@@ -19,7 +19,7 @@ import { buildEventPayload, type EventDetails, type Initiator } from './event-pa
 import { User } from '../../auth/users/user.entity';
 
 /**
- * A transaction's events (SPEC §6): called inside the DB transaction that changes its state,
+ * A transaction's events (contract §6): called inside the DB transaction that changes its state,
  * builds each event — the next number of the transaction's sequence, the payload snapshot, what
  * notifications need, the deliveries it asks for — and hands it to the outbox to record.
  */
@@ -88,7 +88,7 @@ export class TransactionEvents {
     await this.outbox.recordMany(manager, envelopes);
   }
 
-  /** Reference data is read through the unit's own manager when not already cached (SPEC §17). */
+  /** Reference data is read through the unit's own manager when not already cached (contract §17). */
   private async envelope(
     manager: EntityManager,
     tx: Transaction,
