@@ -220,7 +220,9 @@ async function runMode(rows: number): Promise<void> {
 }
 
 async function insertMode(databaseUrl: string, rows: number): Promise<void> {
-  const ds = await new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database)).initialize();
+  const ds = await new DataSource(
+    buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database),
+  ).initialize();
   try {
     await insertDueTransactions(ds, rows, {
       chunk: 1000,

@@ -21,7 +21,8 @@ const baseDir = process.env.GALERA_DIR ?? join(tmpdir(), 'checkout-galera');
 const cluster = new galera.GaleraCluster({ baseDir });
 
 let stopping = null;
-const stop = () => (stopping ??= cluster.stop().catch((error) => console.error(`could not stop the cluster: ${error}`)));
+const stop = () =>
+  (stopping ??= cluster.stop().catch((error) => console.error(`could not stop the cluster: ${error}`)));
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
     void stop().then(() => process.exit(130));
@@ -65,6 +66,7 @@ try {
   // the runner died before writing its counts: the exit code says it failed
 }
 rmSync(countsFile, { force: true });
-const failed = counts.failed + counts.cancelled + (code !== 0 && counts.failed + counts.cancelled === 0 ? 1 : 0);
+const failed =
+  counts.failed + counts.cancelled + (code !== 0 && counts.failed + counts.cancelled === 0 ? 1 : 0);
 console.log(`\ncluster tests: ${counts.passed} passed, ${failed} failed`);
 process.exit(code === 0 && failed === 0 ? 0 : 1);

@@ -99,22 +99,35 @@ if (!onlyUnit) {
   exitCode |= await runNodeTests('e2e on embedded SQLite', e2eFiles, { TEST_DB: 'sqlite' });
   const problem = await mysqlReachable();
   if (problem === null) {
-    exitCode |= await runNodeTests('e2e on MySQL/MariaDB', e2eFiles, { TEST_DB: 'mysql', MYSQL_TEST_URL: mysqlUrl });
+    exitCode |= await runNodeTests('e2e on MySQL/MariaDB', e2eFiles, {
+      TEST_DB: 'mysql',
+      MYSQL_TEST_URL: mysqlUrl,
+    });
   } else if (ci) {
-    console.error(`\n*** MySQL leg FAILED: MySQL is unreachable at ${mysqlUrl} (${problem}). It is mandatory with CI=true.`);
+    console.error(
+      `\n*** MySQL leg FAILED: MySQL is unreachable at ${mysqlUrl} (${problem}). It is mandatory with CI=true.`,
+    );
     totals.failed += 1;
     exitCode |= 1;
   } else {
-    console.log(`\n*** MySQL leg DID NOT RUN: no MySQL at ${mysqlUrl} (${problem}). Start MariaDB to run it.`);
+    console.log(
+      `\n*** MySQL leg DID NOT RUN: no MySQL at ${mysqlUrl} (${problem}). Start MariaDB to run it.`,
+    );
   }
 }
 if (!onlyUnit && !onlyE2e) {
   console.log('\n=== OpenAPI lint (redocly) ===');
-  const lint = spawnSync('npx', ['--no-install', 'redocly', 'lint', 'openapi.json', '--config', 'redocly.yaml'], { stdio: 'inherit' });
+  const lint = spawnSync(
+    'npx',
+    ['--no-install', 'redocly', 'lint', 'openapi.json', '--config', 'redocly.yaml'],
+    { stdio: 'inherit' },
+  );
   if (lint.status !== 0) {
     totals.failed += 1;
     exitCode |= 1;
   } else totals.passed += 1;
 }
-console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+console.log(
+  `\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`,
+);
 process.exit(exitCode ? 1 : 0);

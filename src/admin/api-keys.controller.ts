@@ -14,7 +14,10 @@ export class ApiKeysAdminController {
   ) {}
 
   @Get()
-  @ListDocs({ summary: 'List the API keys (never their secrets)', operationId: 'adminListApiKeys' }, ApiKeyDto)
+  @ListDocs(
+    { summary: 'List the API keys (never their secrets)', operationId: 'adminListApiKeys' },
+    ApiKeyDto,
+  )
   async list(): Promise<ApiKeyDto[]> {
     return (await this.apiKeys.list()).map(toApiKeyDto);
   }
@@ -24,7 +27,8 @@ export class ApiKeysAdminController {
   @CreateDocs(
     {
       summary: 'Issue an API key',
-      description: 'The answer is the only place the full `key` appears: only a hash of its secret is stored.',
+      description:
+        'The answer is the only place the full `key` appears: only a hash of its secret is stored.',
       operationId: 'adminCreateApiKey',
     },
     IssuedApiKeyDto,

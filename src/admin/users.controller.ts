@@ -66,7 +66,11 @@ export class UsersAdminController {
   @Delete(':id')
   @HttpCode(204)
   @DeleteDocs(
-    { summary: 'Delete a user', description: 'An admin cannot delete themself (409).', operationId: 'adminDeleteUser' },
+    {
+      summary: 'Delete a user',
+      description: 'An admin cannot delete themself (409).',
+      operationId: 'adminDeleteUser',
+    },
     ID_PARAM,
     { noContent: 'Deleted', conflict: 'The admin tried to delete themself' },
   )

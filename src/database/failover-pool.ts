@@ -74,7 +74,10 @@ interface Node {
 
 /** Connections of a mysql2 pool that are handed out (its own queues; mysql2 has no public count). */
 function checkedOut(pool: Pool): number {
-  const queues = pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number } };
+  const queues = pool as unknown as {
+    _allConnections?: { length: number };
+    _freeConnections?: { length: number };
+  };
   return Math.max((queues._allConnections?.length ?? 0) - (queues._freeConnections?.length ?? 0), 0);
 }
 

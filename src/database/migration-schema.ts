@@ -86,7 +86,11 @@ export class Schema {
   async createTable(
     name: string,
     columns: TableColumnOptions[],
-    keys: { unique?: Record<string, string[]>; index?: Record<string, string[]>; references?: Reference[] } = {},
+    keys: {
+      unique?: Record<string, string[]>;
+      index?: Record<string, string[]>;
+      references?: Reference[];
+    } = {},
   ): Promise<void> {
     await this.q.createTable(
       new Table({
@@ -97,7 +101,9 @@ export class Schema {
           ...Object.entries(keys.unique ?? {}).map(
             ([index, columnNames]) => new TableIndex({ name: index, columnNames, isUnique: true }),
           ),
-          ...Object.entries(keys.index ?? {}).map(([index, columnNames]) => new TableIndex({ name: index, columnNames })),
+          ...Object.entries(keys.index ?? {}).map(
+            ([index, columnNames]) => new TableIndex({ name: index, columnNames }),
+          ),
         ],
         foreignKeys: (keys.references ?? []).map(
           (r) =>

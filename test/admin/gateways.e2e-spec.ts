@@ -69,7 +69,9 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
     assert.equal(sandbox.body.tokenizable, true);
     const off = await post(minimal({ code: 'gw-tok-off', type: 'sandbox', tokenizable: false })).expect(201);
     assert.equal(off.body.tokenizable, false);
-    const on = await post(minimal({ code: 'gw-prod-tok', type: 'production', tokenizable: true })).expect(201);
+    const on = await post(minimal({ code: 'gw-prod-tok', type: 'production', tokenizable: true })).expect(
+      201,
+    );
     assert.equal(on.body.tokenizable, true);
     const patched = await t
       .http()

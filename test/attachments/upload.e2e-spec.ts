@@ -265,13 +265,15 @@ describe('transaction attachments', () => {
     assert.match(added[0], /^[0-9a-f]{32}\.pdf$/);
   });
 
-  it('answers 404 for an unknown token, another extension, or the URL with the client\'s name', async () => {
+  it("answers 404 for an unknown token, another extension, or the URL with the client's name", async () => {
     const res = await t
       .http()
       .get(`/b/checkout/attachments/${'A'.repeat(43)}.pdf`)
       .expect(404);
     assert.deepEqual(res.body, { detail: 'Not found.' });
-    const created = await multipartCreate(create()).attach('attachment', pdfFile(), 'invoice.pdf').expect(201);
+    const created = await multipartCreate(create())
+      .attach('attachment', pdfFile(), 'invoice.pdf')
+      .expect(201);
     const path = new URL(String(created.body.attachment)).pathname;
     await t.http().get(path).expect(200);
     const token = path.slice(path.lastIndexOf('/') + 1, -'.pdf'.length);

@@ -202,7 +202,8 @@ describe('saved cards and auto-debit', () => {
       await pay(other.session_id, { card: OTHER_CARD, save_card: true }).expect(200);
       const all = (await listCards('cust-list').expect(200)).body as CardJson[];
       assert.deepEqual(all.map((c) => c.pg_code).sort(), ['other-sandbox', 'sandbox']);
-      const filtered = (await listCards('cust-list', { pg_codes: ['sandbox'] }).expect(200)).body as CardJson[];
+      const filtered = (await listCards('cust-list', { pg_codes: ['sandbox'] }).expect(200))
+        .body as CardJson[];
       assert.deepEqual(
         filtered.map((c) => c.token),
         [token],

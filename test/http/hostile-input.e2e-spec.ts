@@ -44,14 +44,19 @@ describe('hostile input', () => {
 
   it('keeps and echoes extra keys named like Object.prototype members, through create, retrieve and update', async () => {
     const extra: Record<string, unknown> = {};
-    PROTOTYPE_KEYS.forEach((key, i) => Object.defineProperty(extra, key, { value: `v${i}`, enumerable: true }));
+    PROTOTYPE_KEYS.forEach((key, i) =>
+      Object.defineProperty(extra, key, { value: `v${i}`, enumerable: true }),
+    );
     extra.nested = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}}');
     const raw = JSON.stringify(transactionBody({ extra }));
     const created = await postTransaction(t, s, JSON.parse(raw));
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const expected = JSON.parse(JSON.stringify(extra)) as unknown;
     assert.deepEqual(created.body.extra, expected);
-    const got = await t.http().get(txnPath(created.body.session_id as string)).expect(200);
+    const got = await t
+      .http()
+      .get(txnPath(created.body.session_id as string))
+      .expect(200);
     assert.deepEqual(got.body.extra, expected);
     assert.deepEqual(Object.keys(got.body.extra as object), [...PROTOTYPE_KEYS, 'nested']);
     const updated = await t
@@ -71,7 +76,11 @@ describe('hostile input', () => {
       .post(TXN_PATH)
       .set('Authorization', s.apiKey)
       .type('form')
-      .send({ ...transactionBody(), pg_codes: 'sandbox', extra: '{"constructor": 1, "__proto__": 2, "valueOf": 3}' })
+      .send({
+        ...transactionBody(),
+        pg_codes: 'sandbox',
+        extra: '{"constructor": 1, "__proto__": 2, "valueOf": 3}',
+      })
       .expect(201);
     assert.deepEqual(res.body.extra, JSON.parse('{"constructor": 1, "__proto__": 2, "valueOf": 3}'));
   });
@@ -95,14 +104,18 @@ describe('hostile input', () => {
       notifications: { email: ['paid'], fax: ['paid'] },
       customer_email: 'a@example.com',
     });
-    assert.deepEqual(errors, { notifications: { fax: ['Unknown notification channel: use "email" or "sms".'] } });
+    assert.deepEqual(errors, {
+      notifications: { fax: ['Unknown notification channel: use "email" or "sms".'] },
+    });
   });
 
   it('refuses a constructor entry in email_recipients as an e-mail address like any other text', async () => {
     const res = await postTransaction(
       t,
       s,
-      JSON.parse(JSON.stringify(transactionBody()).replace(/}$/, ', "email_recipients": {"constructor": "a@b.co"}}')),
+      JSON.parse(
+        JSON.stringify(transactionBody()).replace(/}$/, ', "email_recipients": {"constructor": "a@b.co"}}'),
+      ),
     );
     assert.equal(res.status, 400, JSON.stringify(res.body));
     assert.deepEqual(Object.keys(res.body as object), ['email_recipients']);
@@ -117,7 +130,10 @@ describe('hostile input', () => {
     assert.match(head, /\r\nConnection: close/i);
     assert.deepEqual(JSON.parse(body), { detail: 'Malformed HTTP request.' });
     // and the server still answers properly formed requests
-    await t.http().get(txnPath('0'.repeat(40))).expect(404);
+    await t
+      .http()
+      .get(txnPath('0'.repeat(40)))
+      .expect(404);
   });
 
   it('refuses invalid UTF-8 in a JSON or form body with 400 instead of storing U+FFFD', async () => {
@@ -132,7 +148,7 @@ describe('hostile input', () => {
         headers: { Authorization: s.apiKey, 'Content-Type': contentType },
         body,
       });
-      return { status: res.status, body: (await res.json()) };
+      return { status: res.status, body: await res.json() };
     };
     assert.deepEqual(await post('application/json', json), {
       status: 400,
@@ -171,7 +187,10 @@ describe('hostile input', () => {
 
   it('puts an ETag on representations only: errors carry none', async () => {
     const created = await createTransaction(t, s);
-    const got = await t.http().get(txnPath(created.session_id as string)).expect(200);
+    const got = await t
+      .http()
+      .get(txnPath(created.session_id as string))
+      .expect(200);
     assert.match(String(got.headers.etag), /^"\d+"$/);
     const errors = [
       await t.http().get(txnPath('0'.repeat(40))),

@@ -25,11 +25,19 @@ describe('the TypeScript client (clients/typescript)', () => {
   it('is generated from the committed openapi.json (npm run client:generate)', () => {
     const generated = execFileSync(
       process.execPath,
-      [join(REPO, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(REPO, 'openapi.json'), '--default-non-nullable', 'false'],
+      [
+        join(REPO, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+        join(REPO, 'openapi.json'),
+        '--default-non-nullable',
+        'false',
+      ],
       { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
     );
     const committed = readFileSync(join(REPO, 'clients', 'typescript', 'schema.d.ts'), 'utf8');
-    assert.ok(generated === committed, 'clients/typescript/schema.d.ts is out of date: run npm run client:generate');
+    assert.ok(
+      generated === committed,
+      'clients/typescript/schema.d.ts is out of date: run npm run client:generate',
+    );
   });
 
   it('creates, retrieves and updates a transaction', async () => {

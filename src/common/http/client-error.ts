@@ -22,7 +22,9 @@ export function answerMalformedRequests(server: Server, logger: Logger): void {
     }
     const status = STATUS_BY_CODE[error.code ?? ''] ?? 400;
     const id = randomUUID();
-    const body = JSON.stringify({ detail: status === 400 ? 'Malformed HTTP request.' : STATUS_CODES[status] });
+    const body = JSON.stringify({
+      detail: status === 400 ? 'Malformed HTTP request.' : STATUS_CODES[status],
+    });
     // The raw bytes stay out of the log: they may hold credentials.
     logger.warn({ requestId: id, code: error.code, status }, 'malformed HTTP request');
     socket.end(

@@ -12,7 +12,9 @@ export interface Presence {
 /** The presence half of a composite field decorator: what to check before the value's own rules. */
 export function presence({ optional, nullable }: Presence): PropertyDecorator[] {
   if (optional && nullable) return [IsOptional()]; // left out or null: nothing to check
-  if (optional) return [ValidateIf((_: object, v: unknown) => v !== undefined), IsDefined({ message: requiredMessage })];
-  if (nullable) return [IsDefined({ message: MSG.required }), ValidateIf((_: object, v: unknown) => v !== null)];
+  if (optional)
+    return [ValidateIf((_: object, v: unknown) => v !== undefined), IsDefined({ message: requiredMessage })];
+  if (nullable)
+    return [IsDefined({ message: MSG.required }), ValidateIf((_: object, v: unknown) => v !== null)];
   return [IsDefined({ message: requiredMessage })];
 }

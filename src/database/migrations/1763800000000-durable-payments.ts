@@ -35,7 +35,12 @@ export class DurablePayments1763800000000 implements MigrationInterface {
     await q.dropIndex('payment_attempts', 'idx_payment_attempts_unsettled');
     await q.dropColumn('payment_attempts', 'settled_at');
     await s.addColumns('payment_attempts', [s.bigint('in_flight_transaction_id', { isNullable: true })]);
-    await s.createIndex('payment_attempts', 'uq_payment_attempts_in_flight', ['in_flight_transaction_id'], true);
+    await s.createIndex(
+      'payment_attempts',
+      'uq_payment_attempts_in_flight',
+      ['in_flight_transaction_id'],
+      true,
+    );
     await q.dropColumn('transactions', 'attempt_in_flight');
   }
 }

@@ -31,7 +31,9 @@ export function planDeliveries(tx: Transaction, event: EventName, transports: Tr
     planned.push({
       channel: 'sms',
       target: tx.customerPhone,
-      skippedReason: transports.smsProviderUrl ? null : 'No SMS transport: SMS_PROVIDER_URL is not configured.',
+      skippedReason: transports.smsProviderUrl
+        ? null
+        : 'No SMS transport: SMS_PROVIDER_URL is not configured.',
     });
   }
   return planned;
