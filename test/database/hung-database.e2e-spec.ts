@@ -68,7 +68,8 @@ function steadyLoad(t: TestApp, s: Seeded, workers = 4): { stop: () => Promise<A
 function assertAnsweredInTime(answers: Answer[], limitMs = ANSWER_WITHIN_MS, since?: number): void {
   const broken = answers.filter((a) => a.status !== 201 && !isUnavailable(a));
   assert.deepEqual(broken, [], 'only 201, or 503 with Retry-After');
-  const when = (a: Answer) => (since === undefined ? '' : `, sent ${a.startedAt - since} ms after the freeze`);
+  const when = (a: Answer) =>
+    since === undefined ? '' : `, sent ${a.startedAt - since} ms after the freeze`;
   const slow = answers.filter((a) => a.ms > limitMs).map((a) => `${a.status} in ${a.ms} ms${when(a)}`);
   assert.deepEqual(slow, [], `every request answered within ${limitMs} ms`);
 }
