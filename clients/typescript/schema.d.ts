@@ -567,7 +567,7 @@ export interface paths {
         put?: never;
         /**
          * A customer's saved cards
-         * @description Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent).
+         * @description Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent), most recently used first: saved, saved again, or charged (a payment page or an auto-debit). With `agreement_id`, only the card last used for that agreement (saved under it, or charged for a transaction carrying it): an array of at most one card, empty when there is none.
          */
         post: operations["listCards"];
         delete?: never;
@@ -1717,6 +1717,11 @@ export interface components {
             type: "sandbox" | "production";
             /** @description Only these gateway codes */
             pg_codes?: string[];
+            /**
+             * @description Only the card last used for this agreement (saved under it, or charged for a transaction carrying it): an array of at most one card, `[]` when there is none
+             * @example subscription-42
+             */
+            agreement_id?: string | null;
         };
         CreateTransactionDtoForm: components["schemas"]["CreateTransactionDto"] & {
             /**

@@ -99,12 +99,24 @@ describe('saved cards and auto-debit', () => {
     // Another card is another entry.
     const third = await createTransaction(t, s, { customer_id: 'cust-save' });
     await pay(third.session_id, { card: OTHER_CARD, save_card: true }).expect(200);
+    // Most recently used first (contract §15): the card saved last leads.
     const both = (await listCards('cust-save').expect(200)).body as CardJson[];
     assert.deepEqual(
       both.map((c) => [c.brand, c.number]),
       [
-        ['Visa', '**** 1111'],
         ['Visa', '**** 0341'],
+        ['Visa', '**** 1111'],
+      ],
+    );
+    // Saving a card again is using it: it comes first again, still one card with its token.
+    const fourth = await createTransaction(t, s, { customer_id: 'cust-save' });
+    await pay(fourth.session_id, { card: TEST_CARDS.success, save_card: true }).expect(200);
+    const reordered = (await listCards('cust-save').expect(200)).body as CardJson[];
+    assert.deepEqual(
+      reordered.map((c) => [c.token === card.token, c.number]),
+      [
+        [true, '**** 1111'],
+        [false, '**** 0341'],
       ],
     );
   });
@@ -131,8 +143,8 @@ describe('saved cards and auto-debit', () => {
     assert.deepEqual(
       cards.map((c) => [c.number, c.agreements]),
       [
-        ['**** 1111', []],
         ['**** 0341', ['plan-gold']],
+        ['**** 1111', []],
       ],
     );
   });
@@ -202,7 +214,8 @@ describe('saved cards and auto-debit', () => {
       await pay(other.session_id, { card: OTHER_CARD, save_card: true }).expect(200);
       const all = (await listCards('cust-list').expect(200)).body as CardJson[];
       assert.deepEqual(all.map((c) => c.pg_code).sort(), ['other-sandbox', 'sandbox']);
-      const filtered = (await listCards('cust-list', { pg_codes: ['sandbox'] }).expect(200)).body as CardJson[];
+      const filtered = (await listCards('cust-list', { pg_codes: ['sandbox'] }).expect(200))
+        .body as CardJson[];
       assert.deepEqual(
         filtered.map((c) => c.token),
         [token],
