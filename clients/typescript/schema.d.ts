@@ -94,7 +94,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a payable transaction with a saved card (merchant-initiated)
-         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice.
+         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
          */
         post: operations["autoDebit"];
         delete?: never;
@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a payable transaction with a saved card (the same as /b/pbl/v2/auto-debit/)
-         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice.
+         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
          */
         post: operations["paymentAutoDebit"];
         delete?: never;
@@ -2430,6 +2430,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description Unknown session, or one on a gateway the Basic user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2544,6 +2545,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description Unknown session, or one on a gateway the Basic user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -333,8 +333,13 @@ describe('saved cards and auto-debit', () => {
         token: ['This field is required.'],
       });
       await autoDebit({ session_id: 'a'.repeat(40), token: 'x'.repeat(43) }).expect(404);
-      // API keys only: a Basic user is not a credential for merchant-initiated charges.
-      await t.http().post(AUTO_DEBIT).set('Authorization', s.merchant).send({}).expect(401);
+      // Basic users are credentials too (contract §15); their body is checked the same way.
+      const basic = await t.http().post(AUTO_DEBIT).set('Authorization', s.merchant).send({}).expect(400);
+      assert.deepEqual(basic.body, {
+        session_id: ['This field is required.'],
+        token: ['This field is required.'],
+      });
+      await t.http().post(AUTO_DEBIT).send({}).expect(401);
     });
 
     it('replays a retried call with the same Idempotency-Key instead of charging again', async () => {
