@@ -94,7 +94,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a payable transaction with a saved card (merchant-initiated)
-         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice.
+         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
          */
         post: operations["autoDebit"];
         delete?: never;
@@ -114,7 +114,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a payable transaction with a saved card (the same as /b/pbl/v2/auto-debit/)
-         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice.
+         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
          */
         post: operations["paymentAutoDebit"];
         delete?: never;
@@ -567,7 +567,7 @@ export interface paths {
         put?: never;
         /**
          * A customer's saved cards
-         * @description Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent).
+         * @description Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent), most recently used first: saved, saved again, or charged (a payment page or an auto-debit). With `agreement_id`, only the card last used for that agreement (saved under it, or charged for a transaction carrying it): an array of at most one card, empty when there is none.
          */
         post: operations["listCards"];
         delete?: never;
@@ -1717,6 +1717,11 @@ export interface components {
             type: "sandbox" | "production";
             /** @description Only these gateway codes */
             pg_codes?: string[];
+            /**
+             * @description Only the card last used for this agreement (saved under it, or charged for a transaction carrying it): an array of at most one card, `[]` when there is none
+             * @example subscription-42
+             */
+            agreement_id?: string | null;
         };
         CreateTransactionDtoForm: components["schemas"]["CreateTransactionDto"] & {
             /**
@@ -2425,6 +2430,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description Unknown session, or one on a gateway the Basic user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2539,6 +2545,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
+            /** @description Unknown session, or one on a gateway the Basic user may not use (the same answer) */
             404: {
                 headers: {
                     [name: string]: unknown;

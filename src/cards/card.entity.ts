@@ -58,4 +58,12 @@ export class Card {
 
   @TimestampColumn({ name: 'updated_at' })
   updatedAt: Date;
+
+  /**
+   * When the card was last used: saved, saved again, or charged (a page payment with it, or an
+   * auto-debit; set when the attempt is made, whatever its result). Lists put the most recently
+   * used card first (contract §15).
+   */
+  @TimestampColumn({ name: 'last_used_at' })
+  lastUsedAt: Date;
 }

@@ -25,13 +25,17 @@ export class CardsController {
   @Authenticated('api-key', 'basic')
   @ApiOperation({
     summary: "A customer's saved cards",
-    description: 'Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent).',
+    description:
+      'Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent), most ' +
+      'recently used first: saved, saved again, or charged (a payment page or an auto-debit). With ' +
+      '`agreement_id`, only the card last used for that agreement (saved under it, or charged for a ' +
+      'transaction carrying it): an array of at most one card, empty when there is none.',
     operationId: 'listCards',
   })
   @ApiOkResponse({ type: CardDto, isArray: true })
   @ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA })
   list(@CurrentPrincipal() principal: Principal, @Body() body: ListCardsDto): Promise<CardDto[]> {
-    return this.cards.list(principal, body.customer_id, body.type, body.pg_codes);
+    return this.cards.list(principal, body.customer_id, body.type, body.pg_codes, body.agreement_id);
   }
 
   @Delete(':token')

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { EntityManager, In, Repository } from 'typeorm';
 import { insertedId, isUniqueViolation } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
+import { CardAgreementUse } from './card-agreement-use.entity';
 import { Card } from './card.entity';
 
 /** What a successful attempt that saves hands over (contract §15): never the number or the CVC. */
@@ -31,6 +32,17 @@ function exactCustomerFingerprint(input: CardToSave): string {
   return createHmac('sha256', input.fingerprint).update(input.customerId, 'utf8').digest('hex');
 }
 
+/** How `card_agreement_uses` keys an agreement: SHA-256 of its exact id (no PAD SPACE equality). */
+export const agreementHash = (agreementId: string): string =>
+  createHash('sha256').update(agreementId, 'utf8').digest('hex');
+
+/** Ids compare as numbers (bigint: a string on MySQL, a number on SQLite). */
+const compareIds = (a: string | number, b: string | number): number => {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 const isExactly = (card: Card, customerId: string, pgCode: string): boolean =>
   card.customerId === customerId && card.pgCode === pgCode;
 
@@ -50,6 +62,7 @@ function newCard(input: CardToSave, fingerprint: string, now: Date): Card {
     isPreferred: false,
     createdAt: now,
     updatedAt: now,
+    lastUsedAt: now,
   } satisfies Omit<Card, 'id'>);
 }
 
@@ -57,6 +70,7 @@ function newCard(input: CardToSave, fingerprint: string, now: Date): Card {
 export class CardsRepository {
   constructor(
     @InjectRepository(Card) private readonly repo: Repository<Card>,
+    @InjectRepository(CardAgreementUse) private readonly uses: Repository<CardAgreementUse>,
     private readonly uow: UnitOfWork,
   ) {}
 
@@ -71,6 +85,18 @@ export class CardsRepository {
    */
   async save(manager: EntityManager, input: CardToSave, now: Date = new Date()): Promise<Card> {
     const repo = manager.getRepository(Card);
+    const card = await this.store(manager, repo, input, now);
+    if (input.agreementId) await this.recordAgreementUse(manager, card.id, input.agreementId, now);
+    return card;
+  }
+
+  /** Inserts the card, or refreshes the one it already is. */
+  private async store(
+    manager: EntityManager,
+    repo: Repository<Card>,
+    input: CardToSave,
+    now: Date,
+  ): Promise<Card> {
     const existing = await this.findSame(repo, input);
     if (existing) return this.refresh(repo, existing, input, now);
     for (const fingerprint of [input.fingerprint, exactCustomerFingerprint(input)]) {
@@ -120,19 +146,83 @@ export class CardsRepository {
       gatewayToken: input.gatewayToken,
       agreements,
       updatedAt: now,
+      lastUsedAt: now,
     };
     await repo.update({ id: card.id }, changes);
     return Object.assign(card, changes);
   }
 
   /**
-   * A customer's cards on these gateways, oldest first. The customer id compares exactly (contract
-   * §3): the rows a PAD SPACE collation adds for `"cust-x "` (cust-x's) are dropped here.
+   * A charge of a saved card (a page payment with it or an auto-debit), recorded with the attempt
+   * that makes it, whatever its result: the card was used now, and for the transaction's agreement
+   * when it has one (contract §15).
+   */
+  async recordCharge(
+    manager: EntityManager,
+    token: string,
+    agreementId: string | null,
+    now: Date = new Date(),
+  ): Promise<void> {
+    const card = await this.findByToken(token, manager);
+    if (!card) return;
+    await manager.getRepository(Card).update({ id: card.id }, { lastUsedAt: now });
+    if (agreementId) await this.recordAgreementUse(manager, card.id, agreementId, now);
+  }
+
+  /** One row per card and agreement: its time moves on; two first uses at once meet at the unique key. */
+  private async recordAgreementUse(
+    manager: EntityManager,
+    cardId: string,
+    agreementId: string,
+    now: Date,
+  ): Promise<void> {
+    const repo = manager.getRepository(CardAgreementUse);
+    const key = { cardId, agreementHash: agreementHash(agreementId) };
+    if (!(await repo.exists({ where: key }))) {
+      try {
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(CardAgreementUse)
+          .values({ ...key, agreementId, lastUsedAt: now })
+          .updateEntity(false)
+          .execute();
+        return;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+    await repo.update(key, { lastUsedAt: now });
+  }
+
+  /**
+   * A customer's cards on these gateways, most recently used first (contract §15). The customer id
+   * compares exactly (contract §3): the rows a PAD SPACE collation adds for `"cust-x "` (cust-x's)
+   * are dropped here.
    */
   async list(customerId: string, pgCodes: string[]): Promise<Card[]> {
     if (pgCodes.length === 0) return [];
-    const rows = await this.repo.find({ where: { customerId, pgCode: In(pgCodes) }, order: { id: 'ASC' } });
+    // The newer card first when two were used at the same moment.
+    const rows = await this.repo.find({
+      where: { customerId, pgCode: In(pgCodes) },
+      order: { lastUsedAt: 'DESC', id: 'DESC' },
+    });
     return rows.filter((card) => card.customerId === customerId && pgCodes.includes(card.pgCode));
+  }
+
+  /**
+   * Of these cards, the one last used for this agreement (saved under it, or charged for a
+   * transaction that carries it), or null when none was (contract §15).
+   */
+  async lastUsedFor(agreementId: string, cards: Card[]): Promise<Card | null> {
+    if (cards.length === 0) return null;
+    const uses = await this.uses.find({
+      where: { agreementHash: agreementHash(agreementId), cardId: In(cards.map((card) => card.id)) },
+    });
+    const best = uses
+      .filter((use) => use.agreementId === agreementId)
+      .sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime() || compareIds(b.cardId, a.cardId))[0];
+    return best ? (cards.find((card) => String(card.id) === String(best.cardId)) ?? null) : null;
   }
 
   /** By token, compared exactly; inside a unit of work when `manager` is given. */
@@ -141,7 +231,11 @@ export class CardsRepository {
     return card?.token === token ? card : null;
   }
 
+  /** Deletes the card and what is recorded of its uses, in one unit of work. */
   async remove(card: Card): Promise<void> {
-    await this.uow.retrying(() => this.repo.delete({ id: card.id }));
+    await this.uow.run(async (manager) => {
+      await manager.getRepository(CardAgreementUse).delete({ cardId: card.id });
+      await manager.getRepository(Card).delete({ id: card.id });
+    });
   }
 }

@@ -20,10 +20,15 @@ export class CardsService {
     customerId: string,
     type: GatewayType,
     pgCodes?: string[],
+    agreementId?: string | null,
   ): Promise<CardDto[]> {
     const codes = await this.reachableCodes(principal, type);
     const wanted = pgCodes ? codes.filter((code) => pgCodes.includes(code)) : codes;
-    return (await this.cards.list(customerId, wanted)).map((card) => toCardDto(card));
+    const cards = await this.cards.list(customerId, wanted);
+    if (agreementId === undefined || agreementId === null) return cards.map((card) => toCardDto(card));
+    // With an agreement: only the card last used for it, as an array of at most one card.
+    const card = await this.cards.lastUsedFor(agreementId, cards);
+    return card ? [toCardDto(card)] : [];
   }
 
   /** Deletes a saved card; another customer's, another type's or an unknown token → 404. */

@@ -7,7 +7,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Authenticated } from '../auth/authenticated.decorator';
+import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
+import type { Principal } from '../auth/principal';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
 import { WebhookPayloadDto } from '../events/dto/webhook-payload.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
@@ -17,7 +18,8 @@ import { AutoDebitDto } from './dto/auto-debit.dto';
 const CHARGE_DESCRIPTION =
   'Runs the same attempt as the payment page, without the customer. Answers with the webhook ' +
   'payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried ' +
-  'call never charges twice.';
+  'call never charges twice. Takes an API key, or Basic authentication of a user allowed the ' +
+  "transaction's gateway (for any other user the transaction answers 404, as an unknown one).";
 
 /** The documented answers of both auto-debit routes. */
 const AutoDebitResponses = (): MethodDecorator =>
@@ -27,7 +29,10 @@ const AutoDebitResponses = (): MethodDecorator =>
       schema: FIELD_ERRORS_SCHEMA,
       description: "Not the customer's card, or expired",
     }),
-    ApiNotFoundResponse({ type: DetailDto }),
+    ApiNotFoundResponse({
+      type: DetailDto,
+      description: 'Unknown session, or one on a gateway the Basic user may not use (the same answer)',
+    }),
     ApiConflictResponse({ type: DetailDto, description: 'The transaction is not payable' }),
   );
 
@@ -38,7 +43,7 @@ export class AutoDebitController {
 
   @Post('auto-debit')
   @HttpCode(200)
-  @Authenticated('api-key')
+  @Authenticated('api-key', 'basic')
   @Idempotent()
   @ApiOperation({
     summary: 'Charge a payable transaction with a saved card (merchant-initiated)',
@@ -46,13 +51,16 @@ export class AutoDebitController {
     operationId: 'autoDebit',
   })
   @AutoDebitResponses()
-  charge(@Body() body: AutoDebitDto): Promise<Record<string, unknown>> {
-    return this.autoDebits.charge(body.session_id, body.token);
+  charge(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: AutoDebitDto,
+  ): Promise<Record<string, unknown>> {
+    return this.autoDebits.charge(principal, body.session_id, body.token);
   }
 
   @Post('payment/auto-debit')
   @HttpCode(200)
-  @Authenticated('api-key')
+  @Authenticated('api-key', 'basic')
   @Idempotent()
   @ApiOperation({
     summary: 'Charge a payable transaction with a saved card (the same as /b/pbl/v2/auto-debit/)',
@@ -60,7 +68,10 @@ export class AutoDebitController {
     operationId: 'paymentAutoDebit',
   })
   @AutoDebitResponses()
-  chargeAtPaymentPath(@Body() body: AutoDebitDto): Promise<Record<string, unknown>> {
-    return this.autoDebits.charge(body.session_id, body.token);
+  chargeAtPaymentPath(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: AutoDebitDto,
+  ): Promise<Record<string, unknown>> {
+    return this.autoDebits.charge(principal, body.session_id, body.token);
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ServiceUnavailable } from '../common/errors/domain-errors';
+import { mayUseGateway, type Principal } from '../auth/principal';
+import { NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
 import { EventPayloads } from '../events/event-payloads';
+import { TransactionsService } from '../transactions/transactions.service';
 import { PaymentsService } from './payments.service';
 
 /** Merchant-initiated charges of saved cards (contract §15). */
@@ -9,10 +11,18 @@ export class AutoDebitService {
   constructor(
     private readonly payments: PaymentsService,
     private readonly payloads: EventPayloads,
+    private readonly transactions: TransactionsService,
   ) {}
 
-  /** One attempt with the saved card; the answer is the webhook payload its settlement recorded. */
-  async charge(sessionId: string, token: string): Promise<Record<string, unknown>> {
+  /**
+   * One attempt with the saved card; the answer is the webhook payload its settlement recorded.
+   * The caller must be allowed the transaction's gateway (an API key always is): a transaction on
+   * a gateway a Basic user may not use answers exactly as an unknown one, before anything else is
+   * looked at or written (contract §3: permissions reveal nothing).
+   */
+  async charge(principal: Principal, sessionId: string, token: string): Promise<Record<string, unknown>> {
+    const tx = await this.transactions.get(sessionId);
+    if (!mayUseGateway(principal, tx.pgCode)) throw new NotFound();
     const attempt = await this.payments.attempt(sessionId, { payWith: { savedCardToken: token } });
     const payload = await this.payloads.forAttempt(attempt.transaction.id, attempt.referenceNumber);
     if (!payload) throw new ServiceUnavailable(); // settled by someone else meanwhile: ask again (Idempotency-Key)

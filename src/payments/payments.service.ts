@@ -223,7 +223,7 @@ export class PaymentsService {
       const stored = await this.transitions.claimForAttempt(
         opened.id,
         attempt.referenceNumber,
-        (manager, row) => {
+        async (manager, row) => {
           // The gateway is asked for the amount stored now, never anything the browser sent.
           Object.assign(attempt, {
             transactionId: row.id,
@@ -231,7 +231,17 @@ export class PaymentsService {
             amount: row.amount,
             currencyCode: row.currencyCode,
           });
-          return this.attempts.insert(attempt, manager);
+          await this.attempts.insert(attempt, manager);
+          // A saved card charged (page or auto-debit) counts as used now, whatever the outcome, and
+          // for the transaction's agreement when it has one (contract §15: most recently used first).
+          if (card.savedCardToken) {
+            await this.cards.recordCharge(
+              manager,
+              card.savedCardToken,
+              row.agreement?.id ?? null,
+              attempt.createdAt,
+            );
+          }
         },
       );
       if (stored) return { attempt, transaction: stored };

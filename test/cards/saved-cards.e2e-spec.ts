@@ -99,12 +99,24 @@ describe('saved cards and auto-debit', () => {
     // Another card is another entry.
     const third = await createTransaction(t, s, { customer_id: 'cust-save' });
     await pay(third.session_id, { card: OTHER_CARD, save_card: true }).expect(200);
+    // Most recently used first (contract §15): the card saved last leads.
     const both = (await listCards('cust-save').expect(200)).body as CardJson[];
     assert.deepEqual(
       both.map((c) => [c.brand, c.number]),
       [
-        ['Visa', '**** 1111'],
         ['Visa', '**** 0341'],
+        ['Visa', '**** 1111'],
+      ],
+    );
+    // Saving a card again is using it: it comes first again, still one card with its token.
+    const fourth = await createTransaction(t, s, { customer_id: 'cust-save' });
+    await pay(fourth.session_id, { card: TEST_CARDS.success, save_card: true }).expect(200);
+    const reordered = (await listCards('cust-save').expect(200)).body as CardJson[];
+    assert.deepEqual(
+      reordered.map((c) => [c.token === card.token, c.number]),
+      [
+        [true, '**** 1111'],
+        [false, '**** 0341'],
       ],
     );
   });
@@ -131,8 +143,8 @@ describe('saved cards and auto-debit', () => {
     assert.deepEqual(
       cards.map((c) => [c.number, c.agreements]),
       [
-        ['**** 1111', []],
         ['**** 0341', ['plan-gold']],
+        ['**** 1111', []],
       ],
     );
   });
@@ -321,8 +333,13 @@ describe('saved cards and auto-debit', () => {
         token: ['This field is required.'],
       });
       await autoDebit({ session_id: 'a'.repeat(40), token: 'x'.repeat(43) }).expect(404);
-      // API keys only: a Basic user is not a credential for merchant-initiated charges.
-      await t.http().post(AUTO_DEBIT).set('Authorization', s.merchant).send({}).expect(401);
+      // Basic users are credentials too (contract §15); their body is checked the same way.
+      const basic = await t.http().post(AUTO_DEBIT).set('Authorization', s.merchant).send({}).expect(400);
+      assert.deepEqual(basic.body, {
+        session_id: ['This field is required.'],
+        token: ['This field is required.'],
+      });
+      await t.http().post(AUTO_DEBIT).send({}).expect(401);
     });
 
     it('replays a retried call with the same Idempotency-Key instead of charging again', async () => {

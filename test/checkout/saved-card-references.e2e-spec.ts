@@ -90,8 +90,9 @@ describe("the payment page's saved cards are named by page references, never tok
 
   it('pays with the card a reference names', async () => {
     const p = await page();
-    // Page order is oldest first: the second card is the one that declines once saved.
-    const [approving, declining] = savedCardChoices(p.html);
+    // Page order is most recently used first (contract §15): the card saved last, the one that
+    // declines once saved, leads.
+    const [declining, approving] = savedCardChoices(p.html);
     const res = await post(p, { saved_card: declining, saved_cvc: '123' }).expect(303);
     assert.equal(new URL(String(res.headers.location)).searchParams.get('state'), 'failed');
     const again = await openPaymentPage(t, String(p.tx.payment_methods[0].redirect_url));

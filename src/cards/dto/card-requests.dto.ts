@@ -19,6 +19,15 @@ export class ListCardsDto {
   @ArrayMaxSize(50, { message: MSG.maxItems(50) })
   @IsString({ each: true, message: MSG.string })
   pg_codes?: string[];
+
+  @TextField(LIMITS.agreementId, {
+    optional: true,
+    example: 'subscription-42',
+    description:
+      'Only the card last used for this agreement (saved under it, or charged for a transaction ' +
+      'carrying it): an array of at most one card, `[]` when there is none',
+  })
+  agreement_id?: string | null;
 }
 
 /** The query of `DELETE /b/pbl/v2/card/{token}/`. */
