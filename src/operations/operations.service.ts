@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { principalScope, mayUseGateway, type Principal } from '../auth/principal';
+import { principalScope, type Principal } from '../auth/principal';
 import { canonicalJson } from '../common/canonical-json';
 import { DomainError } from '../common/errors/domain-errors';
 import { amountProblem, formatAmount, Money, significantDecimals } from '../common/money/money';
@@ -235,15 +235,12 @@ export class OperationsService {
    * considered at all.
    */
   private async find(principal: Principal, input: Record<string, unknown>): Promise<Transaction> {
-    const visible = (tx: Transaction) => mayUseGateway(principal, tx.pgCode);
     try {
       if (typeof input.session_id === 'string' && input.session_id !== '') {
-        const tx = await this.transactions.get(input.session_id);
-        if (visible(tx)) return tx;
-        throw new OperationRefused(NOT_FOUND, 404);
+        return await this.transactions.get(input.session_id, principal);
       }
       if (typeof input.order_no === 'string' && input.order_no !== '') {
-        return await this.transactions.getByOrderNo(input.order_no, visible);
+        return await this.transactions.getByOrderNo(input.order_no, principal);
       }
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw new OperationRefused(NOT_FOUND, 404);

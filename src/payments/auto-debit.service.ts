@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { mayUseGateway, type Principal } from '../auth/principal';
-import { NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
+import type { Principal } from '../auth/principal';
+import { ServiceUnavailable } from '../common/errors/domain-errors';
 import { EventPayloads } from '../events/event-payloads';
 import { TransactionsService } from '../transactions/transactions.service';
 import { PaymentsService } from './payments.service';
@@ -21,8 +21,7 @@ export class AutoDebitService {
    * looked at or written (contract §3: permissions reveal nothing).
    */
   async charge(principal: Principal, sessionId: string, token: string): Promise<Record<string, unknown>> {
-    const tx = await this.transactions.get(sessionId);
-    if (!mayUseGateway(principal, tx.pgCode)) throw new NotFound();
+    await this.transactions.get(sessionId, principal); // unknown, or not the caller's to see: 404
     const attempt = await this.payments.attempt(sessionId, { payWith: { savedCardToken: token } });
     const payload = await this.payloads.forAttempt(attempt.transaction.id, attempt.referenceNumber);
     if (!payload) throw new ServiceUnavailable(); // settled by someone else meanwhile: ask again (Idempotency-Key)

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { mayUseGateway, type Principal } from '../auth/principal';
-import { FieldErrors, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
+import type { Principal } from '../auth/principal';
+import { FieldErrors, ServiceUnavailable } from '../common/errors/domain-errors';
 import { isBlockedLiteralHost } from '../common/net/private-address';
 import { AppConfig } from '../config/app-config';
 import { EventPayloads } from '../events/event-payloads';
@@ -38,13 +38,8 @@ export class InquiryService {
    * considered at all.
    */
   private async find(principal: Principal, body: InquiryDto): Promise<Transaction> {
-    const visible = (tx: Transaction) => mayUseGateway(principal, tx.pgCode);
-    if (body.session_id) {
-      const tx = await this.transactions.get(body.session_id);
-      if (!visible(tx)) throw new NotFound();
-      return tx;
-    }
-    if (body.order_no) return this.transactions.getByOrderNo(body.order_no, visible);
+    if (body.session_id) return this.transactions.get(body.session_id, principal);
+    if (body.order_no) return this.transactions.getByOrderNo(body.order_no, principal);
     throw new FieldErrors({ session_id: ['Send session_id or order_no to name the transaction.'] });
   }
 

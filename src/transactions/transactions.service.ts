@@ -7,7 +7,7 @@ import { CurrenciesService } from '../currencies/currencies.service';
 import { isUniqueViolation, violatedKey } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
 import { GatewaysService } from '../gateways/gateways.service';
-import type { Principal } from '../auth/principal';
+import { mayUseGateway, type Principal } from '../auth/principal';
 import type { TransactionDto } from './dto/transaction.dto';
 import type { TransactionBody } from './transaction-body';
 import { etagOf, ifMatchAllows, noneMatchHolds } from './etag';
@@ -37,6 +37,15 @@ export interface UpdateOptions {
   /** The ETag the caller read (If-Match): a stale one is refused with 412. */
   ifMatch?: string;
   mode: 'partial' | 'full';
+}
+
+/**
+ * Whether `caller` may see `tx` at all (no caller: the service itself, or a public route). A
+ * transaction on a gateway the caller may not use does not exist for it: every route answers it
+ * as an unknown one (contract §3: permissions reveal nothing).
+ */
+function visibleTo(caller: Principal | undefined, tx: Transaction): boolean {
+  return !caller || mayUseGateway(caller, tx.pgCode);
 }
 
 @Injectable()
@@ -224,9 +233,9 @@ export class TransactionsService {
   }
 
   /** The transaction of a session id; NotFound (404) when unknown, malformed or deleted. */
-  async get(sessionId: string): Promise<Transaction> {
+  async get(sessionId: string, caller?: Principal): Promise<Transaction> {
     const tx = await this.getIncludingDeleted(sessionId);
-    if (tx.deletedAt) throw new NotFound();
+    if (tx.deletedAt || !visibleTo(caller, tx)) throw new NotFound();
     return tx;
   }
 
@@ -250,18 +259,16 @@ export class TransactionsService {
   }
 
   /**
-   * The live (else the most recent) transaction with this order_no among those `visible` admits
-   * (a Basic user sees its gateways' only: the others do not exist for it, contract §3); NotFound
-   * when none. Surrounding spaces are not part of an order_no (as on create); the rest compares
+   * The live (else the most recent) transaction with this order_no among those `caller` may see
+   * ({@link visibleTo}); NotFound when none. Surrounding spaces are not part of an order_no (as on create); the rest compares
    * exactly.
    */
-  async getByOrderNo(
-    orderNo: string,
-    visible: (tx: Transaction) => boolean = () => true,
-  ): Promise<Transaction> {
+  async getByOrderNo(orderNo: string, caller?: Principal): Promise<Transaction> {
     orderNo = orderNo.trim();
     if (!orderNo) throw new NotFound();
-    const found = (await this.transactions.findByOrderNo(orderNo)).filter((t) => !t.deletedAt && visible(t));
+    const found = (await this.transactions.findByOrderNo(orderNo)).filter(
+      (t) => !t.deletedAt && visibleTo(caller, t),
+    );
     const tx = found.find((t) => t.liveOrderNo === orderNo) ?? found[0];
     if (!tx) throw new NotFound();
     return tx;
