@@ -31,6 +31,14 @@ export interface UnitOfWorkStats {
 }
 
 /**
+ * A unit of work's whole run ends a little before `DB_QUERY_TIMEOUT_MS` (a tenth of it, at most
+ * 0.5 s: 9.5 s by default), so that the 503 of a unit that ran out of time — lock waits on rows a
+ * hung client still holds, retried — is answered within the limit, not just after it (contract §17).
+ */
+export const unitTimeLimitMs = (queryTimeoutMs: number): number =>
+  queryTimeoutMs - Math.min(500, Math.floor(queryTimeoutMs / 10));
+
+/**
  * The one way to open a database transaction (contract §17).
  *
  * `run(work)` runs `work(manager)` in one transaction on one pooled connection (READ COMMITTED:
@@ -43,21 +51,13 @@ export interface UnitOfWorkStats {
  * ({@link afterCommit}).
  *
  * The whole run — waiting for connections, every statement, the retries — has one time limit,
- * `DB_QUERY_TIMEOUT_MS` (contract §17): no retry starts once it has passed, and on MySQL a statement
- * still waiting then is cut. Then 503. A COMMIT that got no answer in time is like one whose
+ * {@link unitTimeLimitMs} (contract §17): no retry starts once it has passed, and on MySQL a
+ * statement still waiting then is cut. Then 503. A COMMIT that got no answer in time is like one whose
  * connection was lost: it may have committed, so it is not run again (503).
  *
  * On the embedded SQLite database the unit also holds the {@link SqliteGate} from BEGIN to
  * COMMIT, so units run one at a time and no other request's query lands in an open transaction.
  */
-/**
- * A unit of work's whole run ends a little before `DB_QUERY_TIMEOUT_MS` (a tenth of it, at most
- * 0.5 s: 9.5 s by default), so that the 503 of a unit that ran out of time — lock waits on rows a
- * hung client still holds, retried — is answered within the limit, not just after it (contract §17).
- */
-export const unitTimeLimitMs = (queryTimeoutMs: number): number =>
-  queryTimeoutMs - Math.min(500, Math.floor(queryTimeoutMs / 10));
-
 @Injectable()
 export class UnitOfWork {
   private readonly logger = new Logger('UnitOfWork');
