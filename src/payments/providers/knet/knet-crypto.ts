@@ -41,7 +41,6 @@ export class KnetDecryptError extends Error {
 
 /** The key bytes: 16 ASCII characters → 16 bytes. Anything else is refused. */
 export function resourceKeyBytes(resourceKey: string): Buffer {
-  // eslint-disable-next-line no-control-regex
   if (resourceKey.length !== KEY_BYTES || !/^[\x20-\x7e]+$/.test(resourceKey)) throw new KnetKeyError();
   return Buffer.from(resourceKey, 'ascii');
 }
