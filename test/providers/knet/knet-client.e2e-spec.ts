@@ -155,6 +155,8 @@ describe('KNET client against the KNET simulator', () => {
     assert.match(verdict.message.tranId, /^\d{15}$/);
     assert.match(verdict.message.postDate, /^\d{4}$/);
     assert.equal(verdict.message.udfs.udf1, 'order 1');
+    assert.equal(verdict.message.fields.result, 'CAPTURED');
+    assert.equal(verdict.message.fields.avr, 'N');
     const post = sim.paymentByTrack(trackId)!.notifications[0];
     assert.equal(new URLSearchParams(post.body).get('trackid'), trackId);
     assert.match(new URLSearchParams(post.body).get('trandata') as string, /^[0-9A-F]+$/);

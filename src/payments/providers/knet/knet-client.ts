@@ -110,6 +110,8 @@ export interface KnetResultMessage {
   avr: string;
   authRespCode: string;
   udfs: KnetUdfs;
+  /** Every decrypted field, to store with the attempt (K-064 §5: keep the plain-text response). */
+  fields: Record<string, string>;
 }
 
 /** What a post to the response URL holds. */
@@ -423,6 +425,7 @@ function resultMessage(values: Record<string, string>): KnetResultMessage {
     // K-064 §3.5.5 names it authRespCode; its §5 sample writes authResponseCode.
     authRespCode: values.authRespCode ?? values.authResponseCode ?? '',
     udfs: udfsOf(values),
+    fields: values,
   };
 }
 
