@@ -56,7 +56,8 @@ export interface MpgsCardDetails {
   brand?: string;
   /** Masked by the gateway, e.g. `512345xxxxxx0008`. */
   number?: string;
-  expiry?: { month?: string; year?: string };
+  /** `{month, year}` on transactions; `"MMYY"` text on tokens. */
+  expiry?: { month?: string; year?: string } | string;
   scheme?: string;
   fundingMethod?: string;
 }
