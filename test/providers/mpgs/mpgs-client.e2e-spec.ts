@@ -9,7 +9,11 @@ import { MpgsInitiateCheckoutInput } from '../../../src/payments/providers/mpgs/
 import { MpgsSimulator, newTransactionId } from './mpgs-simulator';
 
 /** A receiver of the simulator's notifications: records each POST, answers 200. */
-async function startReceiver(): Promise<{ url: string; got: { headers: IncomingHttpHeaders; body: string }[]; server: Server }> {
+async function startReceiver(): Promise<{
+  url: string;
+  got: { headers: IncomingHttpHeaders; body: string }[];
+  server: Server;
+}> {
   const got: { headers: IncomingHttpHeaders; body: string }[] = [];
   const server = createHttpServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -38,8 +42,10 @@ describe('MPGS client against the MPGS simulator', () => {
   let client: MpgsClient;
   const logLines: string[] = [];
   const logger = {
-    info: (fields: Record<string, unknown>, message: string) => logLines.push(JSON.stringify({ ...fields, message })),
-    warn: (fields: Record<string, unknown>, message: string) => logLines.push(JSON.stringify({ ...fields, message })),
+    info: (fields: Record<string, unknown>, message: string) =>
+      logLines.push(JSON.stringify({ ...fields, message })),
+    warn: (fields: Record<string, unknown>, message: string) =>
+      logLines.push(JSON.stringify({ ...fields, message })),
   };
   const makeClient = (settings: Record<string, unknown> = {}, options: MpgsClientOptions = {}) =>
     new MpgsClient(sim.settings({ timeout_ms: 3000, ...settings }), { logger, ...options });
@@ -67,7 +73,13 @@ describe('MPGS client against the MPGS simulator', () => {
     receiver?.server.close();
   });
   beforeEach(() => {
-    sim.notifier.controls = { ...sim.notifier.controls, mode: 'send', duplicates: 0, delayMs: 0, forge: false };
+    sim.notifier.controls = {
+      ...sim.notifier.controls,
+      mode: 'send',
+      duplicates: 0,
+      delayMs: 0,
+      forge: false,
+    };
   });
 
   it('INITIATE CHECKOUT sends the documented fields with Basic auth and returns the session', async () => {
@@ -111,7 +123,10 @@ describe('MPGS client against the MPGS simulator', () => {
     const before = sim.requests.length;
     await client.initiateCheckout(checkout({ amount: '1500', currency: 'JPY', digits: 0 }));
     assert.equal((sim.requests.at(-1)?.body as { order: { amount: string } }).order.amount, '1500');
-    await assert.rejects(client.initiateCheckout(checkout({ amount: '10.25', currency: 'JPY', digits: 0 })), /more than 0 decimals/);
+    await assert.rejects(
+      client.initiateCheckout(checkout({ amount: '10.25', currency: 'JPY', digits: 0 })),
+      /more than 0 decimals/,
+    );
     assert.equal(sim.requests.length, before + 1);
   });
 
@@ -143,7 +158,11 @@ describe('MPGS client against the MPGS simulator', () => {
     assert.equal(error.authenticationFailed, true);
     assert.equal(sim.requests.length, sent + 1);
     const everything = `${error.message} ${error.stack ?? ''} ${logLines.join('\n')}`;
-    for (const secret of ['wrong-password-123', sim.apiPassword, Buffer.from(`merchant.${sim.merchantId}:${sim.apiPassword}`).toString('base64')]) {
+    for (const secret of [
+      'wrong-password-123',
+      sim.apiPassword,
+      Buffer.from(`merchant.${sim.merchantId}:${sim.apiPassword}`).toString('base64'),
+    ]) {
       assert.equal(everything.includes(secret), false);
     }
   });
@@ -151,10 +170,15 @@ describe('MPGS client against the MPGS simulator', () => {
   it('a paid session: resultIndicator matches successIndicator and RETRIEVE ORDER shows it captured, amounts as decimal text', async () => {
     const input = checkout({ amount: '12.345' });
     const session = await client.initiateCheckout(input);
-    const back = new URL(sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '01/39', csc: '100' }));
+    const back = new URL(
+      sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '01/39', csc: '100' }),
+    );
     assert.equal(back.origin + back.pathname, 'https://shop.example/b/checkout/v1/gateways/mpgs/return/');
     assert.equal(back.searchParams.get('sessionVersion'), session.sessionVersion);
-    assert.equal(MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator), true);
+    assert.equal(
+      MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator),
+      true,
+    );
 
     const order = await client.retrieveOrder(input.orderId);
     assert.equal(order.result, 'SUCCESS');
@@ -177,8 +201,13 @@ describe('MPGS client against the MPGS simulator', () => {
   it('a declined card (expiry 05/39): the indicator does not match and the order is FAILED with gatewayCode DECLINED', async () => {
     const input = checkout();
     const session = await client.initiateCheckout(input);
-    const back = new URL(sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '05/39' }));
-    assert.equal(MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator), false);
+    const back = new URL(
+      sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '05/39' }),
+    );
+    assert.equal(
+      MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator),
+      false,
+    );
     const order = await client.retrieveOrder(input.orderId);
     assert.equal(order.status, 'FAILED');
     assert.equal(order.transaction?.[0].result, 'FAILURE');
@@ -198,9 +227,15 @@ describe('MPGS client against the MPGS simulator', () => {
     assert.equal(first.transaction.type, 'CAPTURE');
     assert.equal(first.transaction.amount, '60');
     assert.equal(first.order.status, 'PARTIALLY_CAPTURED');
-    assert.deepEqual(sim.requestsFor('CAPTURE').at(-1)?.body, { apiOperation: 'CAPTURE', transaction: { amount: '60.00', currency: 'USD' } });
+    assert.deepEqual(sim.requestsFor('CAPTURE').at(-1)?.body, {
+      apiOperation: 'CAPTURE',
+      transaction: { amount: '60.00', currency: 'USD' },
+    });
     assert.equal(sim.requestsFor('CAPTURE').at(-1)?.method, 'PUT');
-    assert.equal(sim.requestsFor('CAPTURE').at(-1)?.path.endsWith(`/order/${input.orderId}/transaction/cap-1`), true);
+    assert.equal(
+      sim.requestsFor('CAPTURE').at(-1)?.path.endsWith(`/order/${input.orderId}/transaction/cap-1`),
+      true,
+    );
 
     const tooMuch = await rejection(client.capture(input.orderId, 'cap-x', '40.01', 'USD', 2));
     assert.ok(tooMuch instanceof MpgsApiError);
@@ -233,7 +268,10 @@ describe('MPGS client against the MPGS simulator', () => {
     assert.equal(voided.transaction.type, 'VOID_AUTHORIZATION');
     assert.equal(voided.transaction.targetTransactionId, authorization);
     assert.equal(voided.order.status, 'CANCELLED');
-    assert.deepEqual(sim.requestsFor('VOID').at(-1)?.body, { apiOperation: 'VOID', transaction: { targetTransactionId: authorization } });
+    assert.deepEqual(sim.requestsFor('VOID').at(-1)?.body, {
+      apiOperation: 'VOID',
+      transaction: { targetTransactionId: authorization },
+    });
   });
 
   it('a PUT repeated with the same transaction id creates one transaction', async () => {
@@ -341,10 +379,21 @@ describe('MPGS client against the MPGS simulator', () => {
     const saved = await client.tokenizeSession(session.sessionId);
     assert.equal(saved.result, 'SUCCESS');
     assert.match(saved.token, /^9\d{15}$/);
-    assert.deepEqual(sim.requestsFor('CREATE_TOKEN').at(-1)?.body, { session: { id: session.sessionId }, sourceOfFunds: { type: 'CARD' } });
+    assert.deepEqual(sim.requestsFor('CREATE_TOKEN').at(-1)?.body, {
+      session: { id: session.sessionId },
+      sourceOfFunds: { type: 'CARD' },
+    });
 
     const orderId = `mit-${newTransactionId().slice(0, 12)}`;
-    const paid = await client.payWithToken({ orderId, transactionId: '1', amount: '3.25', currency: 'KWD', digits: 3, token: saved.token, agreementId: 'agr-1' });
+    const paid = await client.payWithToken({
+      orderId,
+      transactionId: '1',
+      amount: '3.25',
+      currency: 'KWD',
+      digits: 3,
+      token: saved.token,
+      agreementId: 'agr-1',
+    });
     assert.equal(paid.result, 'SUCCESS');
     assert.equal(paid.order.status, 'CAPTURED');
     assert.equal(paid.transaction.source, 'MERCHANT');
@@ -357,12 +406,22 @@ describe('MPGS client against the MPGS simulator', () => {
     });
     const token = await client.retrieveToken(saved.token);
     assert.equal(token.sourceOfFunds?.provided?.card?.number, '512345xxxxxx0008');
-    assert.equal(logLines.some((line) => line.includes(saved.token)), false);
+    assert.equal(
+      logLines.some((line) => line.includes(saved.token)),
+      false,
+    );
     await client.deleteToken(saved.token);
     const gone = await rejection(client.retrieveToken(saved.token));
     assert.ok(gone instanceof MpgsApiError);
     const declined = await rejection(
-      client.payWithToken({ orderId: `mit-${newTransactionId().slice(0, 12)}`, transactionId: '1', amount: '1', currency: 'KWD', digits: 3, token: saved.token }),
+      client.payWithToken({
+        orderId: `mit-${newTransactionId().slice(0, 12)}`,
+        transactionId: '1',
+        amount: '1',
+        currency: 'KWD',
+        digits: 3,
+        token: saved.token,
+      }),
     );
     assert.ok(declined instanceof MpgsApiError);
     assert.equal(declined.field, 'sourceOfFunds.token');
@@ -410,7 +469,10 @@ describe('MPGS client against the MPGS simulator', () => {
     const copies = receiver.got.slice(from);
     assert.equal(copies.length, 2);
     assert.equal(copies[0].headers['x-notification-id'], copies[1].headers['x-notification-id']);
-    assert.deepEqual(copies.map((c) => c.headers['x-notification-attempt']), ['1', '2']);
+    assert.deepEqual(
+      copies.map((c) => c.headers['x-notification-attempt']),
+      ['1', '2'],
+    );
     assert.equal(copies[0].body, copies[1].body);
 
     sim.notifier.controls.duplicates = 0;
@@ -422,7 +484,9 @@ describe('MPGS client against the MPGS simulator', () => {
     sim.notifier.controls.mode = 'send';
     sim.notifier.releaseHeld({ reverse: true });
     await sim.notifier.settled();
-    const ids = receiver.got.slice(from).map((c) => (JSON.parse(c.body) as { transaction: { id: string } }).transaction.id);
+    const ids = receiver.got
+      .slice(from)
+      .map((c) => (JSON.parse(c.body) as { transaction: { id: string } }).transaction.id);
     assert.deepEqual(ids, ['cap-b', 'cap-a']);
 
     sim.notifier.controls.mode = 'drop';
@@ -449,7 +513,10 @@ describe('MPGS client against the MPGS simulator', () => {
       await sim.notifier.settled();
       assert.equal(seen.length, 2);
       assert.equal(seen[0]['x-notification-id'], seen[1]['x-notification-id']);
-      assert.deepEqual(seen.map((h) => h['x-notification-attempt']), ['1', '2']);
+      assert.deepEqual(
+        seen.map((h) => h['x-notification-attempt']),
+        ['1', '2'],
+      );
     } finally {
       flaky.close();
     }
@@ -459,7 +526,10 @@ describe('MPGS client against the MPGS simulator', () => {
     const log = logLines.join('\n');
     assert.ok(logLines.length > 10);
     assert.equal(log.includes(sim.apiPassword), false);
-    assert.equal(log.includes(Buffer.from(`merchant.${sim.merchantId}:${sim.apiPassword}`).toString('base64')), false);
+    assert.equal(
+      log.includes(Buffer.from(`merchant.${sim.merchantId}:${sim.apiPassword}`).toString('base64')),
+      false,
+    );
     for (const card of ['5123450000000008', '4508750015741019']) assert.equal(log.includes(card), false);
   });
 });

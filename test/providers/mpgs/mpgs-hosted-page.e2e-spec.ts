@@ -57,7 +57,9 @@ async function startShop(simulatorUrl: string): Promise<{
         return;
       }
       visits.push(url);
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Shop</title><h1>Back at the shop</h1>');
+      res
+        .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>Shop</title><h1>Back at the shop</h1>');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -87,7 +89,8 @@ describe('MPGS Hosted Checkout round trip in a real browser (Debian chromium)', 
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
-      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) problems.push(`${m.text()} (${m.location().url})`);
+      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico'))
+        problems.push(`${m.text()} (${m.location().url})`);
     });
     page.on('response', (r) => {
       if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`);
@@ -133,7 +136,10 @@ describe('MPGS Hosted Checkout round trip in a real browser (Debian chromium)', 
       await page.getByRole('button', { name: 'Pay' }).click();
       await page.waitForURL(`${shop.url}/return?**`);
       const back = new URL(page.url());
-      assert.equal(MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator), true);
+      assert.equal(
+        MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator),
+        true,
+      );
       assert.equal(back.searchParams.get('sessionVersion'), session.sessionVersion);
       const order = await client.retrieveOrder(orderId);
       assert.equal(order.status, 'CAPTURED');
@@ -159,7 +165,10 @@ describe('MPGS Hosted Checkout round trip in a real browser (Debian chromium)', 
       await page.getByRole('button', { name: 'Pay' }).click();
       await page.waitForURL(`${shop.url}/return?**`);
       const back = new URL(page.url());
-      assert.equal(MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator), false);
+      assert.equal(
+        MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator),
+        false,
+      );
       const order = await client.retrieveOrder(orderId);
       assert.equal(order.status, 'FAILED');
       assert.equal(order.transaction?.[0].response?.gatewayCode, 'DECLINED');

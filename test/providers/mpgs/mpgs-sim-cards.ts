@@ -65,7 +65,8 @@ export function readCard(
   const number = numberText.replace(/[\s-]/g, '');
   if (!luhnValid(number)) return { problem: 'Card number is invalid.' };
   const expiry = /^\s*(\d{2})\s*\/\s*(\d{2})\s*$/.exec(expiryText);
-  if (!expiry || Number(expiry[1]) < 1 || Number(expiry[1]) > 12) return { problem: 'Expiry date is invalid.' };
+  if (!expiry || Number(expiry[1]) < 1 || Number(expiry[1]) > 12)
+    return { problem: 'Expiry date is invalid.' };
   const csc = cscText.trim();
   if (csc !== '' && !/^\d{3,4}$/.test(csc)) return { problem: 'Security code is invalid.' };
   const brand = MPGS_TEST_CARDS[number] ?? (number.startsWith('4') ? 'VISA' : 'MASTERCARD');

@@ -83,7 +83,13 @@ export class MpgsNotifier {
   }
 
   /** POSTs `body` once to `url` with the given secret: for forged or hand-made notifications. */
-  async deliverRaw(url: string, body: string, secret: string, id: string = randomUUID(), attempt = 1): Promise<NotificationRecord> {
+  async deliverRaw(
+    url: string,
+    body: string,
+    secret: string,
+    id: string = randomUUID(),
+    attempt = 1,
+  ): Promise<NotificationRecord> {
     const headers = {
       'Content-Type': 'application/json; charset=utf-8',
       'X-Notification-Secret': secret,
@@ -108,7 +114,7 @@ export class MpgsNotifier {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const secret = forge ? `forged-${randomUUID()}` : this.secret();
       let attempt = 0;
-      for (; attempt < maxAttempts; ) {
+      for (; attempt < maxAttempts;) {
         attempt++;
         const record = await this.deliverRaw(pending.url, pending.body, secret, pending.id, attempt);
         if (record.status !== null && record.status >= 200 && record.status < 300) break;

@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 import * as iso4217 from 'currency-codes';
 import Decimal from 'decimal.js';
 import { LosslessNumber, stringify } from 'lossless-json';
-import { gatewayCodeFor, maskedNumber, MPGS_TEST_CSC_CODES, readCard, resultFor, SimCard } from './mpgs-sim-cards';
+import {
+  gatewayCodeFor,
+  maskedNumber,
+  MPGS_TEST_CSC_CODES,
+  readCard,
+  resultFor,
+  SimCard,
+} from './mpgs-sim-cards';
 import { MpgsNotifier } from './mpgs-sim-notifier';
 import { CHECKOUT_SCRIPT, expiredPage, hostedPage } from './mpgs-sim-pages';
 
@@ -268,7 +275,10 @@ export class MpgsSimulator {
     try {
       if (req.method === 'GET' && url.pathname === '/static/checkout/checkout.min.js') {
         this.scriptLoads++;
-        res.writeHead(200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'no-store' });
+        res.writeHead(200, {
+          'Content-Type': 'application/javascript; charset=utf-8',
+          'Cache-Control': 'no-store',
+        });
         res.end(CHECKOUT_SCRIPT);
         return;
       }
@@ -279,12 +289,26 @@ export class MpgsSimulator {
       }
       const api = /^\/api\/rest\/version\/([^/]+)\/merchant\/([^/]+)(\/.*)?$/.exec(url.pathname);
       if (!api) {
-        sendJson(res, 404, { result: 'ERROR', error: { cause: 'INVALID_REQUEST', explanation: 'Not found' } });
+        sendJson(res, 404, {
+          result: 'ERROR',
+          error: { cause: 'INVALID_REQUEST', explanation: 'Not found' },
+        });
         return;
       }
-      await this.apiRequest(req, res, decodeURIComponent(api[1]), decodeURIComponent(api[2]), api[3] ?? '', body);
+      await this.apiRequest(
+        req,
+        res,
+        decodeURIComponent(api[1]),
+        decodeURIComponent(api[2]),
+        api[3] ?? '',
+        body,
+      );
     } catch (error) {
-      if (!res.headersSent) sendJson(res, 500, { result: 'ERROR', error: { cause: 'SERVER_FAILED', explanation: String(error) } });
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          result: 'ERROR',
+          error: { cause: 'SERVER_FAILED', explanation: String(error) },
+        });
     }
   }
 
@@ -300,20 +324,25 @@ export class MpgsSimulator {
     const segments = rest.split('/').filter(Boolean).map(decodeURIComponent);
     const user = basicUser(req.headers.authorization);
     const authenticated =
-      user !== null && user.name === `merchant.${merchantId}` && merchantId === this.merchantId && user.password === this.apiPassword;
+      user !== null &&
+      user.name === `merchant.${merchantId}` &&
+      merchantId === this.merchantId &&
+      user.password === this.apiPassword;
     let body: Record<string, unknown> = {};
     let bodyProblem: ApiFailure | null = null;
     if (rawBody.trim() !== '') {
       try {
         const parsed: unknown = JSON.parse(rawBody);
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+          body = parsed as Record<string, unknown>;
         else bodyProblem = new ApiFailure(400, 'INVALID_REQUEST', 'Request body must be a JSON object');
       } catch {
         bodyProblem = new ApiFailure(400, 'INVALID_REQUEST', 'Invalid JSON in request body');
       }
     }
     const apiVersion = /^\d+$/.test(versionText) ? Number(versionText) : null;
-    const operation = typeof body.apiOperation === 'string' ? body.apiOperation : readOperation(method, segments);
+    const operation =
+      typeof body.apiOperation === 'string' ? body.apiOperation : readOperation(method, segments);
     this.requests.push({
       method,
       path: new URL(req.url ?? '/', 'http://simulator.invalid').pathname,
@@ -359,7 +388,12 @@ export class MpgsSimulator {
     }
   }
 
-  private route(method: string, segments: string[], body: Record<string, unknown>, apiVersion: number): [number, unknown] {
+  private route(
+    method: string,
+    segments: string[],
+    body: Record<string, unknown>,
+    apiVersion: number,
+  ): [number, unknown] {
     const [resource, id, sub, subId] = segments;
     if (resource === 'session' && segments.length === 1 && method === 'POST') {
       return [201, this.initiateCheckout(body, apiVersion)];
@@ -367,7 +401,13 @@ export class MpgsSimulator {
     if (resource === 'session' && segments.length === 2 && method === 'GET') {
       const session = this.sessions.get(id);
       if (!session) throw notFound('session');
-      return [200, { session: { id: session.id, version: session.version, updateStatus: 'NO_UPDATE' }, merchant: this.merchantId }];
+      return [
+        200,
+        {
+          session: { id: session.id, version: session.version, updateStatus: 'NO_UPDATE' },
+          merchant: this.merchantId,
+        },
+      ];
     }
     if (resource === 'order' && segments.length === 2 && method === 'GET') {
       const order = this.orders.get(id);
@@ -383,7 +423,8 @@ export class MpgsSimulator {
         return [200, this.transactionView(order, transaction)];
       }
     }
-    if (resource === 'token' && segments.length === 1 && method === 'POST') return [201, this.createToken(body)];
+    if (resource === 'token' && segments.length === 1 && method === 'POST')
+      return [201, this.createToken(body)];
     if (resource === 'token' && segments.length === 2) {
       const card = this.tokens.get(id);
       if (!card) throw notFound('token');
@@ -412,7 +453,13 @@ export class MpgsSimulator {
     const amount = this.amount(order, 'order.amount', currency);
     const operation = requiredString(interaction, 'interaction.operation', 'operation');
     if (operation !== 'PURCHASE' && operation !== 'AUTHORIZE') {
-      throw new ApiFailure(400, 'INVALID_REQUEST', `Value '${operation}' is not supported`, 'interaction.operation', 'UNSUPPORTED');
+      throw new ApiFailure(
+        400,
+        'INVALID_REQUEST',
+        `Value '${operation}' is not supported`,
+        'interaction.operation',
+        'UNSUPPORTED',
+      );
     }
     const returnUrl = optionalUrl(interaction, 'interaction.returnUrl', 'returnUrl');
     const cancelUrl = optionalUrl(interaction, 'interaction.cancelUrl', 'cancelUrl');
@@ -420,10 +467,18 @@ export class MpgsSimulator {
     const description = optionalString(order, 'order.description', 'description', 127);
     const merchant = interaction.merchant;
     const merchantName =
-      merchant && typeof merchant === 'object' ? optionalString(merchant as Record<string, unknown>, 'interaction.merchant.name', 'name', 40) : null;
+      merchant && typeof merchant === 'object'
+        ? optionalString(merchant as Record<string, unknown>, 'interaction.merchant.name', 'name', 40)
+        : null;
     const existing = this.orders.get(orderId);
     if (existing && existing.transactions.some((t) => t.result === 'SUCCESS')) {
-      throw new ApiFailure(400, 'INVALID_REQUEST', 'Order already has a successful payment', 'order.id', 'INVALID');
+      throw new ApiFailure(
+        400,
+        'INVALID_REQUEST',
+        'Order already has a successful payment',
+        'order.id',
+        'INVALID',
+      );
     }
     const session: SimSession = {
       id: `SESSION0002${randomBytes(10).toString('hex').toUpperCase()}`,
@@ -453,7 +508,11 @@ export class MpgsSimulator {
   }
 
   /** A PUT on `order/{orderId}/transaction/{transactionId}`. */
-  private transactionOperation(orderId: string, transactionId: string, body: Record<string, unknown>): [number, unknown] {
+  private transactionOperation(
+    orderId: string,
+    transactionId: string,
+    body: Record<string, unknown>,
+  ): [number, unknown] {
     if (orderId.length > 40) throw invalid('order.id', 'Value must be at most 40 characters');
     if (transactionId.length > 40) throw invalid('transaction.id', 'Value must be at most 40 characters');
     const apiOperation = typeof body.apiOperation === 'string' ? body.apiOperation : null;
@@ -477,12 +536,23 @@ export class MpgsSimulator {
         return [201, this.followUp(existingOrder, transactionId, apiOperation, body)];
       }
       default:
-        throw new ApiFailure(400, 'INVALID_REQUEST', `Value '${apiOperation}' is not supported`, 'apiOperation', 'UNSUPPORTED');
+        throw new ApiFailure(
+          400,
+          'INVALID_REQUEST',
+          `Value '${apiOperation}' is not supported`,
+          'apiOperation',
+          'UNSUPPORTED',
+        );
     }
   }
 
   /** PAY / AUTHORIZE with `sourceOfFunds.token` (merchant-initiated, a saved card). */
-  private tokenPayment(orderId: string, transactionId: string, apiOperation: 'PAY' | 'AUTHORIZE', body: Record<string, unknown>): unknown {
+  private tokenPayment(
+    orderId: string,
+    transactionId: string,
+    apiOperation: 'PAY' | 'AUTHORIZE',
+    body: Record<string, unknown>,
+  ): unknown {
     const orderInput = objectField(body, 'order');
     const currency = this.currency(orderInput, 'order.currency');
     const amount = this.amount(orderInput, 'order.amount', currency);
@@ -494,7 +564,10 @@ export class MpgsSimulator {
     if (existing && existing.transactions.some((t) => t.result === 'SUCCESS')) {
       throw invalid('order.id', 'Order already has a successful payment');
     }
-    const source = (body.transaction as Record<string, unknown> | undefined)?.source === 'MERCHANT' ? 'MERCHANT' : 'INTERNET';
+    const source =
+      (body.transaction as Record<string, unknown> | undefined)?.source === 'MERCHANT'
+        ? 'MERCHANT'
+        : 'INTERNET';
     const order = existing ?? this.newOrder(orderId, amount, currency, null, null);
     order.amount = amount;
     order.currency = currency;
@@ -502,48 +575,89 @@ export class MpgsSimulator {
     order.token = token;
     const notificationUrl = optionalUrl(orderInput, 'order.notificationUrl', 'notificationUrl');
     if (notificationUrl) order.notificationUrl = notificationUrl;
-    const transaction = this.initialTransaction(order, transactionId, apiOperation === 'PAY' ? 'PURCHASE' : 'AUTHORIZE', card, {
-      apiOperation,
-      source,
-      gatewayEntryPoint: 'WEB_SERVICES_API',
-    });
+    const transaction = this.initialTransaction(
+      order,
+      transactionId,
+      apiOperation === 'PAY' ? 'PURCHASE' : 'AUTHORIZE',
+      card,
+      {
+        apiOperation,
+        source,
+        gatewayEntryPoint: 'WEB_SERVICES_API',
+      },
+    );
     return this.transactionView(order, transaction);
   }
 
   /** CAPTURE, REFUND or VOID on an existing order. */
-  private followUp(order: SimOrder, transactionId: string, apiOperation: 'CAPTURE' | 'REFUND' | 'VOID', body: Record<string, unknown>): unknown {
+  private followUp(
+    order: SimOrder,
+    transactionId: string,
+    apiOperation: 'CAPTURE' | 'REFUND' | 'VOID',
+    body: Record<string, unknown>,
+  ): unknown {
     const input = objectField(body, 'transaction');
     let transaction: SimTransaction;
     if (apiOperation === 'VOID') {
       const targetId = requiredString(input, 'transaction.targetTransactionId', 'targetTransactionId');
       const target = order.transactions.find((t) => t.id === targetId && t.result === 'SUCCESS');
-      if (!target) throw invalid('transaction.targetTransactionId', `No successful transaction '${targetId}' on this order`);
+      if (!target)
+        throw invalid(
+          'transaction.targetTransactionId',
+          `No successful transaction '${targetId}' on this order`,
+        );
       if (order.transactions.some((t) => t.targetTransactionId === targetId && t.type.startsWith('VOID'))) {
         throw new ApiFailure(400, 'INVALID_REQUEST', 'Transaction has already been voided');
       }
       const type =
-        target.type === 'AUTHORIZATION' ? 'VOID_AUTHORIZATION' : target.type === 'CAPTURE' ? 'VOID_CAPTURE' : target.type === 'REFUND' ? 'VOID_REFUND' : null;
+        target.type === 'AUTHORIZATION'
+          ? 'VOID_AUTHORIZATION'
+          : target.type === 'CAPTURE'
+            ? 'VOID_CAPTURE'
+            : target.type === 'REFUND'
+              ? 'VOID_REFUND'
+              : null;
       if (!type) throw new ApiFailure(400, 'INVALID_REQUEST', `A ${target.type} cannot be voided`);
       if (type === 'VOID_AUTHORIZATION' && order.totalCapturedAmount.gt(0)) {
         throw new ApiFailure(400, 'INVALID_REQUEST', 'Authorization has captures and cannot be voided');
       }
-      transaction = this.addTransaction(order, transactionId, apiOperation, type, target.amount, 'APPROVED', targetId);
+      transaction = this.addTransaction(
+        order,
+        transactionId,
+        apiOperation,
+        type,
+        target.amount,
+        'APPROVED',
+        targetId,
+      );
       if (type === 'VOID_AUTHORIZATION') order.status = 'CANCELLED';
       if (type === 'VOID_CAPTURE') order.totalCapturedAmount = order.totalCapturedAmount.minus(target.amount);
       if (type === 'VOID_REFUND') order.totalRefundedAmount = order.totalRefundedAmount.minus(target.amount);
       if (type !== 'VOID_AUTHORIZATION') order.status = this.settledStatus(order);
     } else {
       const currency = this.currency(input, 'transaction.currency');
-      if (currency !== order.currency) throw invalid('transaction.currency', `Value must be the order currency ${order.currency}`);
+      if (currency !== order.currency)
+        throw invalid('transaction.currency', `Value must be the order currency ${order.currency}`);
       const amount = new Decimal(this.amount(input, 'transaction.amount', currency));
       if (apiOperation === 'CAPTURE') {
         if (!['AUTHORIZED', 'PARTIALLY_CAPTURED'].includes(order.status)) {
           throw new ApiFailure(400, 'INVALID_REQUEST', `Order in status ${order.status} cannot be captured`);
         }
         if (amount.gt(order.totalAuthorizedAmount.minus(order.totalCapturedAmount))) {
-          throw invalid('transaction.amount', 'Requested capture amount exceeds outstanding authorized amount');
+          throw invalid(
+            'transaction.amount',
+            'Requested capture amount exceeds outstanding authorized amount',
+          );
         }
-        transaction = this.addTransaction(order, transactionId, apiOperation, 'CAPTURE', amount.toFixed(), 'APPROVED', null);
+        transaction = this.addTransaction(
+          order,
+          transactionId,
+          apiOperation,
+          'CAPTURE',
+          amount.toFixed(),
+          'APPROVED',
+          null,
+        );
         order.totalCapturedAmount = order.totalCapturedAmount.plus(amount);
       } else {
         if (!['CAPTURED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED'].includes(order.status)) {
@@ -552,7 +666,15 @@ export class MpgsSimulator {
         if (amount.gt(order.totalCapturedAmount.minus(order.totalRefundedAmount))) {
           throw invalid('transaction.amount', 'Requested refund amount exceeds outstanding captured amount');
         }
-        transaction = this.addTransaction(order, transactionId, apiOperation, 'REFUND', amount.toFixed(), 'APPROVED', null);
+        transaction = this.addTransaction(
+          order,
+          transactionId,
+          apiOperation,
+          'REFUND',
+          amount.toFixed(),
+          'APPROVED',
+          null,
+        );
         order.totalRefundedAmount = order.totalRefundedAmount.plus(amount);
       }
       order.status = this.settledStatus(order);
@@ -563,7 +685,11 @@ export class MpgsSimulator {
 
   /** The status an order with successful money movements has. */
   private settledStatus(order: SimOrder): string {
-    const { totalAuthorizedAmount: authorized, totalCapturedAmount: captured, totalRefundedAmount: refunded } = order;
+    const {
+      totalAuthorizedAmount: authorized,
+      totalCapturedAmount: captured,
+      totalRefundedAmount: refunded,
+    } = order;
     if (refunded.gt(0)) return refunded.gte(captured) ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
     if (captured.gt(0)) return captured.gte(authorized) ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
     return authorized.gt(0) ? 'AUTHORIZED' : order.status;
@@ -571,7 +697,7 @@ export class MpgsSimulator {
 
   /** CREATE OR UPDATE TOKEN (system-generated): from a paid checkout session, or from card fields. */
   private createToken(body: Record<string, unknown>): unknown {
-    let card: SimCard | null = null;
+    let card: SimCard;
     const session = body.session as Record<string, unknown> | undefined;
     if (session && typeof session === 'object') {
       const sessionId = requiredString(session, 'session.id', 'id');
@@ -580,12 +706,17 @@ export class MpgsSimulator {
       if (!found.card) throw invalid('session.id', 'Session does not contain card details');
       card = found.card;
     } else {
-      const provided = ((body.sourceOfFunds as Record<string, unknown> | undefined)?.provided as Record<string, unknown> | undefined)?.card as
-        | Record<string, unknown>
-        | undefined;
+      const provided = (
+        (body.sourceOfFunds as Record<string, unknown> | undefined)?.provided as
+          Record<string, unknown> | undefined
+      )?.card as Record<string, unknown> | undefined;
       if (!provided) throw missing('session.id');
       const expiry = (provided.expiry ?? {}) as Record<string, unknown>;
-      const read = readCard(String(provided.number ?? ''), `${String(expiry.month ?? '')}/${String(expiry.year ?? '')}`, '');
+      const read = readCard(
+        scalarText(provided.number),
+        `${scalarText(expiry.month)}/${scalarText(expiry.year)}`,
+        '',
+      );
       if ('problem' in read) throw invalid('sourceOfFunds.provided.card.number', read.problem);
       card = read.card;
     }
@@ -626,7 +757,11 @@ export class MpgsSimulator {
       res.end();
       return;
     }
-    const read = readCard(form.get('cardNumber') ?? '', form.get('expiry') ?? '', form.get('securityCode') ?? '');
+    const read = readCard(
+      form.get('cardNumber') ?? '',
+      form.get('expiry') ?? '',
+      form.get('securityCode') ?? '',
+    );
     if ('problem' in read) return render(read.problem, 400);
     const location = this.payWithCard(session, read.card);
     res.writeHead(303, { Location: location });
@@ -635,7 +770,15 @@ export class MpgsSimulator {
 
   /** Runs the session's PAY or AUTHORIZE with `card`; returns where the payer goes next. */
   private payWithCard(session: SimSession, card: SimCard): string {
-    const order = this.orders.get(session.orderId) ?? this.newOrder(session.orderId, session.amount, session.currency, session.description, session.notificationUrl);
+    const order =
+      this.orders.get(session.orderId) ??
+      this.newOrder(
+        session.orderId,
+        session.amount,
+        session.currency,
+        session.description,
+        session.notificationUrl,
+      );
     order.amount = session.amount;
     order.currency = session.currency;
     order.description = session.description;
@@ -661,7 +804,13 @@ export class MpgsSimulator {
 
   // ---- order book ----------------------------------------------------------------------------
 
-  private newOrder(id: string, amount: string, currency: string, description: string | null, notificationUrl: string | null): SimOrder {
+  private newOrder(
+    id: string,
+    amount: string,
+    currency: string,
+    description: string | null,
+    notificationUrl: string | null,
+  ): SimOrder {
     const order: SimOrder = {
       id,
       amount,
@@ -687,11 +836,24 @@ export class MpgsSimulator {
     transactionId: string,
     operation: 'PURCHASE' | 'AUTHORIZE',
     card: SimCard,
-    how: { apiOperation: string; source: 'INTERNET' | 'MERCHANT'; gatewayEntryPoint: 'CHECKOUT' | 'WEB_SERVICES_API' },
+    how: {
+      apiOperation: string;
+      source: 'INTERNET' | 'MERCHANT';
+      gatewayEntryPoint: 'CHECKOUT' | 'WEB_SERVICES_API';
+    },
   ): SimTransaction {
     const gatewayCode = gatewayCodeFor(card);
     const type = operation === 'PURCHASE' ? 'PAYMENT' : 'AUTHORIZATION';
-    const transaction = this.addTransaction(order, transactionId, how.apiOperation, type, order.amount, gatewayCode, null, how);
+    const transaction = this.addTransaction(
+      order,
+      transactionId,
+      how.apiOperation,
+      type,
+      order.amount,
+      gatewayCode,
+      null,
+      how,
+    );
     transaction.cscCode = card.csc ? (MPGS_TEST_CSC_CODES[card.csc] ?? 'NO_MATCH') : null;
     if (transaction.result === 'SUCCESS') {
       order.totalAuthorizedAmount = new Decimal(order.amount);
@@ -729,7 +891,10 @@ export class MpgsSimulator {
       source: how.source,
       gatewayEntryPoint: how.gatewayEntryPoint,
       targetTransactionId,
-      authorizationCode: result === 'SUCCESS' && (type === 'PAYMENT' || type === 'AUTHORIZATION') ? String(100000 + Math.floor(Math.random() * 900000)) : null,
+      authorizationCode:
+        result === 'SUCCESS' && (type === 'PAYMENT' || type === 'AUTHORIZATION')
+          ? String(100000 + Math.floor(Math.random() * 900000))
+          : null,
       receipt: Array.from(randomBytes(12), (b) => String(b % 10)).join(''),
       timeOfRecord: now(),
       cscCode: null,
@@ -739,7 +904,10 @@ export class MpgsSimulator {
   }
 
   private notifyTransaction(order: SimOrder, transaction: SimTransaction): void {
-    this.notifier.notify(order.notificationUrl, stringify(this.transactionView(order, transaction)) as string);
+    this.notifier.notify(
+      order.notificationUrl,
+      stringify(this.transactionView(order, transaction)) as string,
+    );
   }
 
   // ---- views (answers) -----------------------------------------------------------------------
@@ -822,7 +990,14 @@ export class MpgsSimulator {
       verificationStrategy: 'NONE',
       sourceOfFunds: {
         type: 'CARD',
-        provided: { card: { brand: card.brand, number: maskedNumber(card.number), expiry: `${card.month}${card.year}`, scheme: card.brand } },
+        provided: {
+          card: {
+            brand: card.brand,
+            number: maskedNumber(card.number),
+            expiry: `${card.month}${card.year}`,
+            scheme: card.brand,
+          },
+        },
       },
     };
   }
@@ -833,7 +1008,7 @@ export class MpgsSimulator {
     const value = container[field.split('.').pop() as string];
     if (value === undefined || value === null || value === '') throw missing(field);
     if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value) || !iso4217.code(value)) {
-      throw invalid(field, `Value '${String(value)}' is invalid. Currency must be an ISO 4217 code`);
+      throw invalid(field, `Value ${JSON.stringify(value)} is invalid. Currency must be an ISO 4217 code`);
     }
     return value;
   }
@@ -844,20 +1019,29 @@ export class MpgsSimulator {
     if (value === undefined || value === null || value === '') throw missing(field);
     const text = typeof value === 'number' ? String(value) : value;
     if (typeof text !== 'string' || !AMOUNT.test(text) || new Decimal(text).lte(0)) {
-      throw invalid(field, `Value '${String(value)}' is invalid. Amount must be a positive decimal`);
+      throw invalid(field, `Value ${JSON.stringify(value)} is invalid. Amount must be a positive decimal`);
     }
     const digits = iso4217.code(currency)?.digits ?? 2;
     if (new Decimal(text).decimalPlaces() > digits) {
-      throw invalid(field, `Value '${text}' is invalid. ${currency} amounts have at most ${digits} decimal places`);
+      throw invalid(
+        field,
+        `Value '${text}' is invalid. ${currency} amounts have at most ${digits} decimal places`,
+      );
     }
     return text;
   }
 }
 
+/** A JSON string or number as text; anything else as the empty string. */
+function scalarText(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
 function objectField(body: Record<string, unknown>, name: string): Record<string, unknown> {
   const value = body[name];
   if (value === undefined || value === null) throw missing(name);
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalid(name, `Value for '${name}' must be an object`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalid(name, `Value for '${name}' must be an object`);
   return value as Record<string, unknown>;
 }
 
@@ -868,7 +1052,12 @@ function requiredString(container: Record<string, unknown>, field: string, key: 
   return value;
 }
 
-function optionalString(container: Record<string, unknown>, field: string, key: string, maxLength: number): string | null {
+function optionalString(
+  container: Record<string, unknown>,
+  field: string,
+  key: string,
+  maxLength: number,
+): string | null {
   const value = container[key];
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw invalid(field, `Value for '${field}' must be a string`);
@@ -890,9 +1079,11 @@ function optionalUrl(container: Record<string, unknown>, field: string, key: str
 
 function readOperation(method: string, segments: string[]): string | null {
   const [resource, , sub] = segments;
-  if (method === 'GET' && resource === 'order') return sub === 'transaction' ? 'RETRIEVE_TRANSACTION' : 'RETRIEVE_ORDER';
+  if (method === 'GET' && resource === 'order')
+    return sub === 'transaction' ? 'RETRIEVE_TRANSACTION' : 'RETRIEVE_ORDER';
   if (method === 'GET' && resource === 'session') return 'RETRIEVE_SESSION';
-  if (resource === 'token') return method === 'GET' ? 'RETRIEVE_TOKEN' : method === 'DELETE' ? 'DELETE_TOKEN' : 'CREATE_TOKEN';
+  if (resource === 'token')
+    return method === 'GET' ? 'RETRIEVE_TOKEN' : method === 'DELETE' ? 'DELETE_TOKEN' : 'CREATE_TOKEN';
   return null;
 }
 
@@ -915,7 +1106,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = stringify(body) as string;
-  res.writeHead(status, { 'Content-Type': 'application/json;charset=UTF-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json;charset=UTF-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

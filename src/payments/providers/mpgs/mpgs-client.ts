@@ -94,7 +94,10 @@ export class MpgsClient {
    * (https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/integrate-hosted-checkout/establishing-a-session/).
    * A POST creates a new session each time, so it is sent again only when it never left.
    */
-  async initiateCheckout(input: MpgsInitiateCheckoutInput, options: MpgsCallOptions = {}): Promise<MpgsCheckoutSession> {
+  async initiateCheckout(
+    input: MpgsInitiateCheckoutInput,
+    options: MpgsCallOptions = {},
+  ): Promise<MpgsCheckoutSession> {
     const body = {
       apiOperation: 'INITIATE_CHECKOUT',
       interaction: {
@@ -117,7 +120,14 @@ export class MpgsClient {
       ids: { orderId: input.orderId },
     });
     if (!answer.session?.id || !answer.successIndicator) {
-      throw new MpgsApiError('INITIATE_CHECKOUT', 200, 'SERVER_FAILED', 'no session id or successIndicator', null, null);
+      throw new MpgsApiError(
+        'INITIATE_CHECKOUT',
+        200,
+        'SERVER_FAILED',
+        'no session id or successIndicator',
+        null,
+        null,
+      );
     }
     return {
       sessionId: answer.session.id,
@@ -141,7 +151,11 @@ export class MpgsClient {
   }
 
   /** RETRIEVE TRANSACTION: one transaction of an order (also the body of a notification). */
-  retrieveTransaction(orderId: string, transactionId: string, options: MpgsCallOptions = {}): Promise<MpgsTransaction> {
+  retrieveTransaction(
+    orderId: string,
+    transactionId: string,
+    options: MpgsCallOptions = {},
+  ): Promise<MpgsTransaction> {
     return this.call<MpgsTransaction>(
       'RETRIEVE_TRANSACTION',
       'GET',
@@ -171,7 +185,10 @@ export class MpgsClient {
     digits: number,
     options: MpgsCallOptions = {},
   ): Promise<MpgsTransaction> {
-    const body = { apiOperation: 'CAPTURE', transaction: { amount: formatMpgsAmount(amount, digits), currency } };
+    const body = {
+      apiOperation: 'CAPTURE',
+      transaction: { amount: formatMpgsAmount(amount, digits), currency },
+    };
     return this.transactionCall('CAPTURE', orderId, transactionId, body, options);
   }
 
@@ -184,7 +201,10 @@ export class MpgsClient {
     digits: number,
     options: MpgsCallOptions = {},
   ): Promise<MpgsTransaction> {
-    const body = { apiOperation: 'REFUND', transaction: { amount: formatMpgsAmount(amount, digits), currency } };
+    const body = {
+      apiOperation: 'REFUND',
+      transaction: { amount: formatMpgsAmount(amount, digits), currency },
+    };
     return this.transactionCall('REFUND', orderId, transactionId, body, options);
   }
 
@@ -248,7 +268,11 @@ export class MpgsClient {
    */
   tokenizeSession(sessionId: string, options: MpgsCallOptions = {}): Promise<MpgsToken> {
     const body = { session: { id: sessionId }, sourceOfFunds: { type: 'CARD' } };
-    return this.call<MpgsToken>('CREATE_TOKEN', 'POST', ['token'], body, { ...options, retry: 'unsent', ids: {} });
+    return this.call<MpgsToken>('CREATE_TOKEN', 'POST', ['token'], body, {
+      ...options,
+      retry: 'unsent',
+      ids: {},
+    });
   }
 
   /** RETRIEVE TOKEN: the masked card a token stands for. */
@@ -280,7 +304,10 @@ export class MpgsClient {
    * A match says the payment likely succeeded and a mismatch proves nothing: the order is
    * retrieved either way (contract §20). Compared in constant time.
    */
-  static resultIndicatorMatches(resultIndicator: string | null | undefined, successIndicator: string): boolean {
+  static resultIndicatorMatches(
+    resultIndicator: string | null | undefined,
+    successIndicator: string,
+  ): boolean {
     if (!resultIndicator) return false;
     const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
     return timingSafeEqual(digest(resultIndicator), digest(successIndicator));
@@ -293,15 +320,28 @@ export class MpgsClient {
     body: object,
     options: MpgsCallOptions,
   ): Promise<MpgsTransaction> {
-    return this.call<MpgsTransaction>(operation, 'PUT', ['order', orderId, 'transaction', transactionId], body, {
-      ...options,
-      retry: 'idempotent',
-      ids: { orderId, transactionId },
-    });
+    return this.call<MpgsTransaction>(
+      operation,
+      'PUT',
+      ['order', orderId, 'transaction', transactionId],
+      body,
+      {
+        ...options,
+        retry: 'idempotent',
+        ids: { orderId, transactionId },
+      },
+    );
   }
 
   private url(segments: string[]): string {
-    const path = ['api', 'rest', 'version', String(this.settings.apiVersion), 'merchant', this.settings.merchantId]
+    const path = [
+      'api',
+      'rest',
+      'version',
+      String(this.settings.apiVersion),
+      'merchant',
+      this.settings.merchantId,
+    ]
       .concat(segments)
       .map((segment) => encodeURIComponent(segment))
       .join('/');

@@ -9,7 +9,8 @@
  * INVALID_REQUEST (fix the request), REQUEST_REJECTED (refused, e.g. by security rules),
  * SERVER_BUSY (not processed now: try again later), SERVER_FAILED (the gateway failed).
  */
-export type MpgsErrorCause = 'INVALID_REQUEST' | 'REQUEST_REJECTED' | 'SERVER_BUSY' | 'SERVER_FAILED' | string;
+export type MpgsErrorCause =
+  'INVALID_REQUEST' | 'REQUEST_REJECTED' | 'SERVER_BUSY' | 'SERVER_FAILED' | (string & Record<never, never>);
 
 /** MPGS answered with `{"result": "ERROR", "error": {...}}` (or a non-2xx status). */
 export class MpgsApiError extends Error {

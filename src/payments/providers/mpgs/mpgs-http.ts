@@ -77,14 +77,21 @@ export const sendMpgsHttp: MpgsHttpSend = (request, operation) =>
           finish(null, { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
         );
         response.on('error', (error: Error) =>
-          finish(new MpgsTransportError(operation, 'network', true, `the answer broke off (${error.message})`)),
+          finish(
+            new MpgsTransportError(operation, 'network', true, `the answer broke off (${error.message})`),
+          ),
         );
       },
     );
     const connectTimer = setTimeout(() => {
       if (!connected) {
         finish(
-          new MpgsTransportError(operation, 'connect', false, `no connection within ${request.connectTimeoutMs} ms`),
+          new MpgsTransportError(
+            operation,
+            'connect',
+            false,
+            `no connection within ${request.connectTimeoutMs} ms`,
+          ),
         );
       }
     }, request.connectTimeoutMs);
@@ -92,8 +99,18 @@ export const sendMpgsHttp: MpgsHttpSend = (request, operation) =>
       () =>
         finish(
           connected
-            ? new MpgsTransportError(operation, 'timeout', true, `no answer within ${request.answerTimeoutMs} ms`)
-            : new MpgsTransportError(operation, 'connect', false, `no connection within ${request.answerTimeoutMs} ms`),
+            ? new MpgsTransportError(
+                operation,
+                'timeout',
+                true,
+                `no answer within ${request.answerTimeoutMs} ms`,
+              )
+            : new MpgsTransportError(
+                operation,
+                'connect',
+                false,
+                `no connection within ${request.answerTimeoutMs} ms`,
+              ),
         ),
       request.answerTimeoutMs,
     );

@@ -21,7 +21,10 @@ describe('MPGS notification verification', () => {
   });
 
   it('reads the notification id and attempt', () => {
-    assert.deepEqual(mpgsNotificationMeta({ 'x-notification-id': 'n-1', 'x-notification-attempt': '2' }), { id: 'n-1', attempt: 2 });
+    assert.deepEqual(mpgsNotificationMeta({ 'x-notification-id': 'n-1', 'x-notification-attempt': '2' }), {
+      id: 'n-1',
+      attempt: 2,
+    });
     assert.deepEqual(mpgsNotificationMeta({ 'x-notification-attempt': 'x' }), { id: null, attempt: null });
   });
 });

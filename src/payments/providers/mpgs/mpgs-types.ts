@@ -21,7 +21,7 @@ export type MpgsOrderStatus =
   | 'CANCELLED'
   | 'FAILED'
   | 'VERIFIED'
-  | string;
+  | (string & Record<never, never>);
 
 export interface MpgsInitiateCheckoutInput {
   /** Checkout's attempt reference (contract §20): MPGS `order.id`, 1–40 characters. */
