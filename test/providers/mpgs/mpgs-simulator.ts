@@ -1,33 +1,28 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as iso4217 from 'currency-codes';
 import Decimal from 'decimal.js';
-import { LosslessNumber, stringify } from 'lossless-json';
+import { stringify } from 'lossless-json';
+import { gatewayCodeFor, MPGS_TEST_CSC_CODES, readCard, resultFor, SimCard } from './mpgs-sim-cards';
 import {
-  gatewayCodeFor,
-  maskedNumber,
-  MPGS_TEST_CSC_CODES,
-  readCard,
-  resultFor,
-  SimCard,
-} from './mpgs-sim-cards';
+  amountField,
+  ApiFailure,
+  currencyField,
+  invalid,
+  missing,
+  notFound,
+  objectField,
+  optionalString,
+  optionalUrl,
+  requiredString,
+  scalarText,
+} from './mpgs-sim-fields';
 import { MpgsNotifier } from './mpgs-sim-notifier';
+import { orderView, SimOrder, SimTransaction, tokenView, transactionView } from './mpgs-sim-views';
+
 import { CHECKOUT_SCRIPT, expiredPage, hostedPage } from './mpgs-sim-pages';
 
-/**
- * A simulator of the Mastercard Gateway (MPGS) for tests, built from its public documentation:
- * the REST API (version 63 to 100) for Hosted Checkout — INITIATE CHECKOUT, RETRIEVE ORDER,
- * RETRIEVE TRANSACTION, CAPTURE / VOID / REFUND / PAY / AUTHORIZE as `PUT` transaction
- * operations, tokens — plus `checkout.min.js`, the Hosted Payment Page and webhook notifications.
- * https://developer.mastercard.com/mastercard-gateway/documentation/api-reference/v100/rest/api-ops/
- *
- * Modelled where the documentation leaves it open (the driver must not depend on these beyond
- * what MPGS documents): unknown orders, transactions, sessions and tokens answer 404 with cause
- * INVALID_REQUEST; a `PUT` that repeats a transaction id with the same `apiOperation` answers the
- * stored transaction again, with another operation it is refused; a declined payment on the
- * hosted page returns the payer with a `resultIndicator` that does not match.
- */
+export type { SimOrder, SimTransaction } from './mpgs-sim-views';
 
 /** Sleeps `ms` milliseconds. */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,39 +44,6 @@ interface SimSession {
   /** Set once a payment on the hosted page succeeded: the session cannot pay again. */
   paid: boolean;
   card: SimCard | null;
-}
-
-export interface SimTransaction {
-  id: string;
-  apiOperation: string;
-  type: string;
-  result: 'SUCCESS' | 'FAILURE' | 'UNKNOWN';
-  gatewayCode: string;
-  amount: string;
-  currency: string;
-  source: 'INTERNET' | 'MERCHANT';
-  gatewayEntryPoint: 'CHECKOUT' | 'WEB_SERVICES_API';
-  targetTransactionId: string | null;
-  authorizationCode: string | null;
-  receipt: string;
-  timeOfRecord: string;
-  cscCode: string | null;
-}
-
-export interface SimOrder {
-  id: string;
-  amount: string;
-  currency: string;
-  description: string | null;
-  notificationUrl: string | null;
-  status: string;
-  totalAuthorizedAmount: Decimal;
-  totalCapturedAmount: Decimal;
-  totalRefundedAmount: Decimal;
-  creationTime: string;
-  card: SimCard | null;
-  token: string | null;
-  transactions: SimTransaction[];
 }
 
 export interface RecordedRequest {
@@ -110,30 +72,22 @@ export interface InjectedFailure {
   explanation: string;
 }
 
-/** An error answer in MPGS's shape: `{"result":"ERROR","error":{cause, explanation, field, validationType}}`. */
-class ApiFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly errorCause: string,
-    readonly explanation: string,
-    readonly field?: string,
-    readonly validationType?: 'MISSING' | 'INVALID' | 'UNSUPPORTED',
-  ) {
-    super(explanation);
-  }
-}
-
-const missing = (field: string) =>
-  new ApiFailure(400, 'INVALID_REQUEST', `Value for field '${field}' must be provided`, field, 'MISSING');
-const invalid = (field: string, explanation: string) =>
-  new ApiFailure(400, 'INVALID_REQUEST', explanation, field, 'INVALID');
-const notFound = (what: string) => new ApiFailure(404, 'INVALID_REQUEST', `Unable to find ${what}`);
-
-const AMOUNT = /^\d{1,13}(\.\d+)?$/;
 const MAX_API_VERSION = 100;
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, '.000Z');
-const number = (value: Decimal | string) => new LosslessNumber(new Decimal(value).toFixed());
 
+/**
+ * A simulator of the Mastercard Gateway (MPGS) for tests, built from its public documentation:
+ * the REST API (version 63 to 100) for Hosted Checkout — INITIATE CHECKOUT, RETRIEVE ORDER,
+ * RETRIEVE TRANSACTION, CAPTURE / VOID / REFUND / PAY / AUTHORIZE as `PUT` transaction
+ * operations, tokens — plus `checkout.min.js`, the Hosted Payment Page and webhook notifications.
+ * https://developer.mastercard.com/mastercard-gateway/documentation/api-reference/v100/rest/api-ops/
+ *
+ * Modelled where the documentation leaves it open (the driver must not depend on these beyond
+ * what MPGS documents): unknown orders, transactions, sessions and tokens answer 404 with cause
+ * INVALID_REQUEST; a `PUT` that repeats a transaction id with the same `apiOperation` answers the
+ * stored transaction again, with another operation it is refused; a declined payment on the
+ * hosted page returns the payer with a `resultIndicator` that does not match.
+ */
 export class MpgsSimulator {
   readonly merchantId: string;
   readonly apiPassword: string;
@@ -264,7 +218,7 @@ export class MpgsSimulator {
     const order = this.orders.get(orderId);
     const transaction = order?.transactions.find((t) => t.id === transactionId);
     if (!order || !transaction) throw new Error(`No simulated transaction ${orderId}/${transactionId}`);
-    return stringify(this.transactionView(order, transaction)) as string;
+    return stringify(transactionView(this.merchantId, order, transaction)) as string;
   }
 
   // ---- HTTP ------------------------------------------------------------------------------------
@@ -412,7 +366,7 @@ export class MpgsSimulator {
     if (resource === 'order' && segments.length === 2 && method === 'GET') {
       const order = this.orders.get(id);
       if (!order) throw notFound('order');
-      return [200, this.orderView(order)];
+      return [200, orderView(this.merchantId, order)];
     }
     if (resource === 'order' && sub === 'transaction' && segments.length === 4) {
       if (method === 'PUT') return this.transactionOperation(id, subId, body);
@@ -420,7 +374,7 @@ export class MpgsSimulator {
         const order = this.orders.get(id);
         const transaction = order?.transactions.find((t) => t.id === subId);
         if (!order || !transaction) throw notFound('transaction');
-        return [200, this.transactionView(order, transaction)];
+        return [200, transactionView(this.merchantId, order, transaction)];
       }
     }
     if (resource === 'token' && segments.length === 1 && method === 'POST')
@@ -428,7 +382,7 @@ export class MpgsSimulator {
     if (resource === 'token' && segments.length === 2) {
       const card = this.tokens.get(id);
       if (!card) throw notFound('token');
-      if (method === 'GET') return [200, this.tokenView(id, card)];
+      if (method === 'GET') return [200, tokenView(id, card)];
       if (method === 'DELETE') {
         this.tokens.delete(id);
         return [200, { result: 'SUCCESS' }];
@@ -449,8 +403,8 @@ export class MpgsSimulator {
     const interaction = objectField(body, 'interaction');
     const orderId = requiredString(order, 'order.id', 'id');
     if (orderId.length > 40) throw invalid('order.id', 'Value must be at most 40 characters');
-    const currency = this.currency(order, 'order.currency');
-    const amount = this.amount(order, 'order.amount', currency);
+    const currency = currencyField(order, 'order.currency');
+    const amount = amountField(order, 'order.amount', currency);
     const operation = requiredString(interaction, 'interaction.operation', 'operation');
     if (operation !== 'PURCHASE' && operation !== 'AUTHORIZE') {
       throw new ApiFailure(
@@ -523,7 +477,7 @@ export class MpgsSimulator {
       if (repeated.apiOperation !== apiOperation) {
         throw invalid('transaction.id', `Transaction ID '${transactionId}' is already used on this order`);
       }
-      return [201, this.transactionView(existingOrder as SimOrder, repeated)];
+      return [201, transactionView(this.merchantId, existingOrder as SimOrder, repeated)];
     }
     switch (apiOperation) {
       case 'PAY':
@@ -554,8 +508,8 @@ export class MpgsSimulator {
     body: Record<string, unknown>,
   ): unknown {
     const orderInput = objectField(body, 'order');
-    const currency = this.currency(orderInput, 'order.currency');
-    const amount = this.amount(orderInput, 'order.amount', currency);
+    const currency = currencyField(orderInput, 'order.currency');
+    const amount = amountField(orderInput, 'order.amount', currency);
     const sourceOfFunds = objectField(body, 'sourceOfFunds');
     const token = requiredString(sourceOfFunds, 'sourceOfFunds.token', 'token');
     const card = this.tokens.get(token);
@@ -586,7 +540,7 @@ export class MpgsSimulator {
         gatewayEntryPoint: 'WEB_SERVICES_API',
       },
     );
-    return this.transactionView(order, transaction);
+    return transactionView(this.merchantId, order, transaction);
   }
 
   /** CAPTURE, REFUND or VOID on an existing order. */
@@ -635,10 +589,10 @@ export class MpgsSimulator {
       if (type === 'VOID_REFUND') order.totalRefundedAmount = order.totalRefundedAmount.minus(target.amount);
       if (type !== 'VOID_AUTHORIZATION') order.status = this.settledStatus(order);
     } else {
-      const currency = this.currency(input, 'transaction.currency');
+      const currency = currencyField(input, 'transaction.currency');
       if (currency !== order.currency)
         throw invalid('transaction.currency', `Value must be the order currency ${order.currency}`);
-      const amount = new Decimal(this.amount(input, 'transaction.amount', currency));
+      const amount = new Decimal(amountField(input, 'transaction.amount', currency));
       if (apiOperation === 'CAPTURE') {
         if (!['AUTHORIZED', 'PARTIALLY_CAPTURED'].includes(order.status)) {
           throw new ApiFailure(400, 'INVALID_REQUEST', `Order in status ${order.status} cannot be captured`);
@@ -680,7 +634,7 @@ export class MpgsSimulator {
       order.status = this.settledStatus(order);
     }
     this.notifyTransaction(order, transaction);
-    return this.transactionView(order, transaction);
+    return transactionView(this.merchantId, order, transaction);
   }
 
   /** The status an order with successful money movements has. */
@@ -722,7 +676,7 @@ export class MpgsSimulator {
     }
     const token = `9${Array.from(randomBytes(15), (b) => String(b % 10)).join('')}`;
     this.tokens.set(token, card);
-    return this.tokenView(token, card);
+    return tokenView(token, card);
   }
 
   // ---- hosted page ---------------------------------------------------------------------------
@@ -906,175 +860,9 @@ export class MpgsSimulator {
   private notifyTransaction(order: SimOrder, transaction: SimTransaction): void {
     this.notifier.notify(
       order.notificationUrl,
-      stringify(this.transactionView(order, transaction)) as string,
+      stringify(transactionView(this.merchantId, order, transaction)) as string,
     );
   }
-
-  // ---- views (answers) -----------------------------------------------------------------------
-
-  private orderSummary(order: SimOrder): Record<string, unknown> {
-    return {
-      id: order.id,
-      amount: number(order.amount),
-      currency: order.currency,
-      ...(order.description ? { description: order.description } : {}),
-      ...(order.notificationUrl ? { notificationUrl: order.notificationUrl } : {}),
-      status: order.status,
-      creationTime: order.creationTime,
-      totalAuthorizedAmount: number(order.totalAuthorizedAmount),
-      totalCapturedAmount: number(order.totalCapturedAmount),
-      totalRefundedAmount: number(order.totalRefundedAmount),
-    };
-  }
-
-  private cardView(card: SimCard | null, token: string | null): Record<string, unknown> | undefined {
-    if (!card) return undefined;
-    return {
-      type: 'CARD',
-      ...(token ? { token } : {}),
-      provided: {
-        card: {
-          brand: card.brand,
-          scheme: card.brand,
-          fundingMethod: 'CREDIT',
-          number: maskedNumber(card.number),
-          expiry: { month: String(Number(card.month)), year: card.year },
-        },
-      },
-    };
-  }
-
-  private transactionView(order: SimOrder, transaction: SimTransaction): Record<string, unknown> {
-    return {
-      result: transaction.result,
-      merchant: this.merchantId,
-      gatewayEntryPoint: transaction.gatewayEntryPoint,
-      order: this.orderSummary(order),
-      response: {
-        gatewayCode: transaction.gatewayCode,
-        acquirerCode: transaction.result === 'SUCCESS' ? '00' : '05',
-        ...(transaction.cscCode ? { cardSecurityCode: { gatewayCode: transaction.cscCode } } : {}),
-      },
-      sourceOfFunds: this.cardView(order.card, order.token),
-      timeOfRecord: transaction.timeOfRecord,
-      transaction: {
-        id: transaction.id,
-        type: transaction.type,
-        amount: number(transaction.amount),
-        currency: transaction.currency,
-        source: transaction.source,
-        receipt: transaction.receipt,
-        ...(transaction.authorizationCode ? { authorizationCode: transaction.authorizationCode } : {}),
-        ...(transaction.targetTransactionId ? { targetTransactionId: transaction.targetTransactionId } : {}),
-      },
-      version: '100',
-    };
-  }
-
-  private orderView(order: SimOrder): Record<string, unknown> {
-    return {
-      result: 'SUCCESS',
-      merchant: this.merchantId,
-      ...this.orderSummary(order),
-      sourceOfFunds: this.cardView(order.card, order.token),
-      transaction: order.transactions.map((t) => this.transactionView(order, t)),
-    };
-  }
-
-  private tokenView(token: string, card: SimCard): Record<string, unknown> {
-    return {
-      result: 'SUCCESS',
-      repositoryId: 'SIMREPO',
-      status: 'VALID',
-      token,
-      verificationStrategy: 'NONE',
-      sourceOfFunds: {
-        type: 'CARD',
-        provided: {
-          card: {
-            brand: card.brand,
-            number: maskedNumber(card.number),
-            expiry: `${card.month}${card.year}`,
-            scheme: card.brand,
-          },
-        },
-      },
-    };
-  }
-
-  // ---- field checks --------------------------------------------------------------------------
-
-  private currency(container: Record<string, unknown>, field: string): string {
-    const value = container[field.split('.').pop() as string];
-    if (value === undefined || value === null || value === '') throw missing(field);
-    if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value) || !iso4217.code(value)) {
-      throw invalid(field, `Value ${JSON.stringify(value)} is invalid. Currency must be an ISO 4217 code`);
-    }
-    return value;
-  }
-
-  /** A positive decimal with at most the currency's digits (a JSON string or number). */
-  private amount(container: Record<string, unknown>, field: string, currency: string): string {
-    const value = container[field.split('.').pop() as string];
-    if (value === undefined || value === null || value === '') throw missing(field);
-    const text = typeof value === 'number' ? String(value) : value;
-    if (typeof text !== 'string' || !AMOUNT.test(text) || new Decimal(text).lte(0)) {
-      throw invalid(field, `Value ${JSON.stringify(value)} is invalid. Amount must be a positive decimal`);
-    }
-    const digits = iso4217.code(currency)?.digits ?? 2;
-    if (new Decimal(text).decimalPlaces() > digits) {
-      throw invalid(
-        field,
-        `Value '${text}' is invalid. ${currency} amounts have at most ${digits} decimal places`,
-      );
-    }
-    return text;
-  }
-}
-
-/** A JSON string or number as text; anything else as the empty string. */
-function scalarText(value: unknown): string {
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-}
-
-function objectField(body: Record<string, unknown>, name: string): Record<string, unknown> {
-  const value = body[name];
-  if (value === undefined || value === null) throw missing(name);
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw invalid(name, `Value for '${name}' must be an object`);
-  return value as Record<string, unknown>;
-}
-
-function requiredString(container: Record<string, unknown>, field: string, key: string): string {
-  const value = container[key];
-  if (value === undefined || value === null || value === '') throw missing(field);
-  if (typeof value !== 'string') throw invalid(field, `Value for '${field}' must be a string`);
-  return value;
-}
-
-function optionalString(
-  container: Record<string, unknown>,
-  field: string,
-  key: string,
-  maxLength: number,
-): string | null {
-  const value = container[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw invalid(field, `Value for '${field}' must be a string`);
-  if (value.length > maxLength) throw invalid(field, `Value must be at most ${maxLength} characters`);
-  return value;
-}
-
-function optionalUrl(container: Record<string, unknown>, field: string, key: string): string | null {
-  const value = optionalString(container, field, key, 2048);
-  if (value === null) return null;
-  try {
-    const url = new URL(value);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    throw invalid(field, `Value '${value}' is not a valid URL`);
-  }
-  return value;
 }
 
 function readOperation(method: string, segments: string[]): string | null {
