@@ -196,6 +196,18 @@ describe('MPGS Hosted Checkout round trip in a real browser (Debian chromium)', 
     }
   });
 
+  it('checkout.min.js refuses a malformed session id and stays on the page', async () => {
+    const { page, problems, close } = await newPage();
+    try {
+      await page.goto(`${shop.url}/pay/not-a-session`);
+      await page.waitForLoadState('load');
+      assert.equal(new URL(page.url()).origin, shop.url);
+      assert.ok(problems.some((p) => p.includes('session.id must be a session id of 31 to 35 characters')));
+    } finally {
+      await close();
+    }
+  });
+
   it('an invalid card number is refused on the hosted page, which stays for another try', async () => {
     const { page, close } = await newPage();
     try {

@@ -3,27 +3,35 @@
  *
  * The script offers what Checkout's page uses of the real one
  * (https://developer.mastercard.com/mastercard-gateway/documentation/api-reference/js-libraries/checkout/):
- * `Checkout.configure({session: {id}})` then `Checkout.showPaymentPage()`, which takes the
- * browser to the gateway's page for that session.
+ * `Checkout.configure({session: {id}})` (a session id of 31 to 35 characters) then
+ * `Checkout.showPaymentPage()`, which takes the browser to the gateway's page for that session.
+ * Problems go to the global function named by the script tag's `data-error`, else are thrown.
  */
 export const CHECKOUT_SCRIPT = `(function () {
   'use strict';
-  var source = document.currentScript && document.currentScript.src;
-  var origin = source ? new URL(source).origin : window.location.origin;
+  var script = document.currentScript;
+  var origin = script && script.src ? new URL(script.src).origin : window.location.origin;
+  var errorCallback = script && script.getAttribute('data-error');
   var configured = null;
+  function fail(explanation) {
+    var error = { cause: 'INVALID_REQUEST', explanation: explanation };
+    if (errorCallback && typeof window[errorCallback] === 'function') window[errorCallback](error);
+    else throw new Error(explanation);
+  }
   window.Checkout = {
     configure: function (configuration) {
-      if (!configuration || !configuration.session || typeof configuration.session.id !== 'string') {
-        throw new Error('Checkout.configure: session.id is required');
+      var id = configuration && configuration.session && configuration.session.id;
+      if (typeof id !== 'string' || id.length < 31 || id.length > 35) {
+        return fail('session.id must be a session id of 31 to 35 characters');
       }
       configured = configuration;
     },
     showPaymentPage: function () {
-      if (!configured) throw new Error('Checkout.showPaymentPage: call Checkout.configure first');
+      if (!configured) return fail('Checkout.configure must be called first');
       window.location.assign(origin + '/checkout/pay/' + encodeURIComponent(configured.session.id));
     },
     showEmbeddedPage: function () {
-      throw new Error('Checkout.showEmbeddedPage is not simulated');
+      fail('Checkout.showEmbeddedPage is not simulated');
     }
   };
 })();
