@@ -1,0 +1,907 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Decimal from 'decimal.js';
+import { stringify } from 'lossless-json';
+import { gatewayCodeFor, MPGS_TEST_CSC_CODES, readCard, resultFor, SimCard } from './mpgs-sim-cards';
+import {
+  amountField,
+  ApiFailure,
+  currencyField,
+  invalid,
+  missing,
+  notFound,
+  objectField,
+  optionalString,
+  optionalUrl,
+  requiredString,
+  scalarText,
+} from './mpgs-sim-fields';
+import { MpgsNotifier } from './mpgs-sim-notifier';
+import { orderView, SimOrder, SimTransaction, tokenView, transactionView } from './mpgs-sim-views';
+
+import { CHECKOUT_SCRIPT, expiredPage, hostedPage } from './mpgs-sim-pages';
+
+export type { SimOrder, SimTransaction } from './mpgs-sim-views';
+
+/** Sleeps `ms` milliseconds. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface SimSession {
+  id: string;
+  version: string;
+  successIndicator: string;
+  apiVersion: number;
+  orderId: string;
+  amount: string;
+  currency: string;
+  description: string | null;
+  notificationUrl: string | null;
+  operation: 'PURCHASE' | 'AUTHORIZE';
+  returnUrl: string | null;
+  cancelUrl: string | null;
+  merchantName: string | null;
+  /** Set once a payment on the hosted page succeeded: the session cannot pay again. */
+  paid: boolean;
+  card: SimCard | null;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** `apiOperation` of the body, or RETRIEVE_ORDER / RETRIEVE_TRANSACTION / … for reads. */
+  operation: string | null;
+  apiVersion: number | null;
+  /** The username of Basic auth (`merchant.<id>`), or null. */
+  user: string | null;
+  authenticated: boolean;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface MpgsSimulatorOptions {
+  merchantId?: string;
+  apiPassword?: string;
+  notificationSecret?: string;
+}
+
+/** An injected failure: answered instead of the real answer. */
+export interface InjectedFailure {
+  status: number;
+  cause: 'INVALID_REQUEST' | 'REQUEST_REJECTED' | 'SERVER_BUSY' | 'SERVER_FAILED';
+  explanation: string;
+}
+
+const MAX_API_VERSION = 100;
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, '.000Z');
+
+/**
+ * A simulator of the Mastercard Gateway (MPGS) for tests, built from its public documentation:
+ * the REST API (version 63 to 100) for Hosted Checkout — INITIATE CHECKOUT, RETRIEVE ORDER,
+ * RETRIEVE TRANSACTION, CAPTURE / VOID / REFUND / PAY / AUTHORIZE as `PUT` transaction
+ * operations, tokens — plus `checkout.min.js`, the Hosted Payment Page and webhook notifications.
+ * https://developer.mastercard.com/mastercard-gateway/documentation/api-reference/v100/rest/api-ops/
+ *
+ * Modelled where the documentation leaves it open (the driver must not depend on these beyond
+ * what MPGS documents): unknown orders, transactions, sessions and tokens answer 404 with cause
+ * INVALID_REQUEST; a `PUT` that repeats a transaction id with the same `apiOperation` answers the
+ * stored transaction again, with another operation it is refused; a declined payment on the
+ * hosted page returns the payer with a `resultIndicator` that does not match.
+ */
+export class MpgsSimulator {
+  readonly merchantId: string;
+  readonly apiPassword: string;
+  notificationSecret: string;
+  readonly notifier: MpgsNotifier;
+  /** Every request to the REST API, in arrival order. */
+  readonly requests: RecordedRequest[] = [];
+  /** How many times `checkout.min.js` was served. */
+  scriptLoads = 0;
+  private server: Server | null = null;
+  private baseUrl = '';
+  private readonly sessions = new Map<string, SimSession>();
+  private readonly orders = new Map<string, SimOrder>();
+  private readonly tokens = new Map<string, SimCard>();
+  private delay = { ms: 0, remaining: 0 };
+  private failures: InjectedFailure[] = [];
+
+  constructor(options: MpgsSimulatorOptions = {}) {
+    this.merchantId = options.merchantId ?? 'TESTCHECKOUT01';
+    this.apiPassword = options.apiPassword ?? `sim-${randomBytes(12).toString('hex')}`;
+    this.notificationSecret = options.notificationSecret ?? randomBytes(16).toString('hex').toUpperCase();
+    this.notifier = new MpgsNotifier(() => this.notificationSecret);
+  }
+
+  /** Starts listening on 127.0.0.1 on a free port. */
+  async start(): Promise<this> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.server = server;
+    this.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.notifier.settled();
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The `api_base_url` setting pointing at this simulator. */
+  get url(): string {
+    return this.baseUrl;
+  }
+
+  /** Settings for an `mpgs` gateway on this simulator. */
+  settings(extra: Record<string, unknown> = {}): {
+    merchant_id: string;
+    api_password: string;
+    api_base_url: string;
+    notification_secret: string;
+    merchant_name: string;
+  } & Record<string, unknown> {
+    return {
+      merchant_id: this.merchantId,
+      api_password: this.apiPassword,
+      api_base_url: this.baseUrl,
+      notification_secret: this.notificationSecret,
+      merchant_name: 'Checkout Test Shop',
+      ...extra,
+    };
+  }
+
+  // ---- test controls ------------------------------------------------------------------------
+
+  /** Holds each of the next `count` API answers for `ms` before answering (default: all of them). */
+  delayAnswers(ms: number, count = Number.POSITIVE_INFINITY): void {
+    this.delay = { ms, remaining: count };
+  }
+
+  /** The next `count` API calls get `failure` (default SERVER_BUSY, HTTP 503) instead of their answer. */
+  failNext(count: number, failure: Partial<InjectedFailure> = {}): void {
+    const cause = failure.cause ?? 'SERVER_BUSY';
+    const status = failure.status ?? (cause === 'SERVER_BUSY' ? 503 : cause === 'SERVER_FAILED' ? 500 : 400);
+    for (let i = 0; i < count; i++) {
+      this.failures.push({ status, cause, explanation: failure.explanation ?? `Simulated ${cause}` });
+    }
+  }
+
+  /** Requests whose operation is `operation`. */
+  requestsFor(operation: string): RecordedRequest[] {
+    return this.requests.filter((request) => request.operation === operation);
+  }
+
+  order(orderId: string): SimOrder | undefined {
+    return this.orders.get(orderId);
+  }
+
+  /** Changes an order as a bank's back office might (e.g. a capture made in Merchant Administration). */
+  setOrderState(
+    orderId: string,
+    patch: Partial<Pick<SimOrder, 'status' | 'amount' | 'currency'>> & {
+      totalAuthorizedAmount?: string;
+      totalCapturedAmount?: string;
+      totalRefundedAmount?: string;
+    },
+  ): void {
+    const order = this.orders.get(orderId);
+    if (!order) throw new Error(`No simulated order ${orderId}`);
+    const { totalAuthorizedAmount, totalCapturedAmount, totalRefundedAmount, ...plain } = patch;
+    Object.assign(order, plain);
+    if (totalAuthorizedAmount !== undefined) order.totalAuthorizedAmount = new Decimal(totalAuthorizedAmount);
+    if (totalCapturedAmount !== undefined) order.totalCapturedAmount = new Decimal(totalCapturedAmount);
+    if (totalRefundedAmount !== undefined) order.totalRefundedAmount = new Decimal(totalRefundedAmount);
+  }
+
+  /** The session's `successIndicator` (what a matching `resultIndicator` equals). */
+  successIndicatorOf(sessionId: string): string | undefined {
+    return this.sessions.get(sessionId)?.successIndicator;
+  }
+
+  /**
+   * Pays a session as the hosted page does, without a browser: returns where the payer is sent
+   * (`returnUrl` with `resultIndicator` and `sessionVersion`).
+   */
+  payOnHostedPage(sessionId: string, card: { number: string; expiry: string; csc?: string }): string {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.paid) throw new Error(`Session ${sessionId} cannot pay`);
+    const read = readCard(card.number, card.expiry, card.csc ?? '100');
+    if ('problem' in read) throw new Error(read.problem);
+    return this.payWithCard(session, read.card);
+  }
+
+  /** The JSON a notification for this transaction carries (the RETRIEVE TRANSACTION answer). */
+  transactionJson(orderId: string, transactionId: string): string {
+    const order = this.orders.get(orderId);
+    const transaction = order?.transactions.find((t) => t.id === transactionId);
+    if (!order || !transaction) throw new Error(`No simulated transaction ${orderId}/${transactionId}`);
+    return stringify(transactionView(this.merchantId, order, transaction)) as string;
+  }
+
+  // ---- HTTP ------------------------------------------------------------------------------------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    const body = await readBody(req);
+    try {
+      if (req.method === 'GET' && url.pathname === '/static/checkout/checkout.min.js') {
+        this.scriptLoads++;
+        res.writeHead(200, {
+          'Content-Type': 'application/javascript; charset=utf-8',
+          'Cache-Control': 'no-store',
+        });
+        res.end(CHECKOUT_SCRIPT);
+        return;
+      }
+      const page = /^\/checkout\/pay\/([^/]+)$/.exec(url.pathname);
+      if (page) {
+        this.hostedPageRequest(decodeURIComponent(page[1]), req.method ?? 'GET', body, res);
+        return;
+      }
+      const api = /^\/api\/rest\/version\/([^/]+)\/merchant\/([^/]+)(\/.*)?$/.exec(url.pathname);
+      if (!api) {
+        sendJson(res, 404, {
+          result: 'ERROR',
+          error: { cause: 'INVALID_REQUEST', explanation: 'Not found' },
+        });
+        return;
+      }
+      await this.apiRequest(
+        req,
+        res,
+        decodeURIComponent(api[1]),
+        decodeURIComponent(api[2]),
+        api[3] ?? '',
+        body,
+      );
+    } catch (error) {
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          result: 'ERROR',
+          error: { cause: 'SERVER_FAILED', explanation: String(error) },
+        });
+    }
+  }
+
+  private async apiRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    versionText: string,
+    merchantId: string,
+    rest: string,
+    rawBody: string,
+  ): Promise<void> {
+    const method = req.method ?? 'GET';
+    const segments = rest.split('/').filter(Boolean).map(decodeURIComponent);
+    const user = basicUser(req.headers.authorization);
+    const authenticated =
+      user !== null &&
+      user.name === `merchant.${merchantId}` &&
+      merchantId === this.merchantId &&
+      user.password === this.apiPassword;
+    let body: Record<string, unknown> = {};
+    let bodyProblem: ApiFailure | null = null;
+    if (rawBody.trim() !== '') {
+      try {
+        const parsed: unknown = JSON.parse(rawBody);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+          body = parsed as Record<string, unknown>;
+        else bodyProblem = new ApiFailure(400, 'INVALID_REQUEST', 'Request body must be a JSON object');
+      } catch {
+        bodyProblem = new ApiFailure(400, 'INVALID_REQUEST', 'Invalid JSON in request body');
+      }
+    }
+    const apiVersion = /^\d+$/.test(versionText) ? Number(versionText) : null;
+    const operation =
+      typeof body.apiOperation === 'string' ? body.apiOperation : readOperation(method, segments);
+    this.requests.push({
+      method,
+      path: new URL(req.url ?? '/', 'http://simulator.invalid').pathname,
+      operation,
+      apiVersion,
+      user: user?.name ?? null,
+      authenticated,
+      body: rawBody.trim() === '' ? null : body,
+      headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
+    });
+
+    if (this.delay.remaining > 0) {
+      this.delay.remaining--;
+      await pause(this.delay.ms);
+    }
+    const injected = this.failures.shift();
+    if (injected) {
+      sendJson(res, injected.status, {
+        result: 'ERROR',
+        error: { cause: injected.cause, explanation: injected.explanation },
+      });
+      return;
+    }
+    try {
+      if (!authenticated) throw new ApiFailure(401, 'INVALID_REQUEST', 'Invalid credentials.');
+      if (apiVersion === null || apiVersion < 1 || apiVersion > MAX_API_VERSION) {
+        throw new ApiFailure(404, 'INVALID_REQUEST', `Unsupported API version '${versionText}'`);
+      }
+      if (bodyProblem) throw bodyProblem;
+      const [status, answer] = this.route(method, segments, body, apiVersion);
+      sendJson(res, status, answer);
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+      sendJson(res, error.status, {
+        result: 'ERROR',
+        error: {
+          cause: error.errorCause,
+          explanation: error.explanation,
+          ...(error.field ? { field: error.field } : {}),
+          ...(error.validationType ? { validationType: error.validationType } : {}),
+        },
+      });
+    }
+  }
+
+  private route(
+    method: string,
+    segments: string[],
+    body: Record<string, unknown>,
+    apiVersion: number,
+  ): [number, unknown] {
+    const [resource, id, sub, subId] = segments;
+    if (resource === 'session' && segments.length === 1 && method === 'POST') {
+      return [201, this.initiateCheckout(body, apiVersion)];
+    }
+    if (resource === 'session' && segments.length === 2 && method === 'GET') {
+      const session = this.sessions.get(id);
+      if (!session) throw notFound('session');
+      return [
+        200,
+        {
+          session: { id: session.id, version: session.version, updateStatus: 'NO_UPDATE' },
+          merchant: this.merchantId,
+        },
+      ];
+    }
+    if (resource === 'order' && segments.length === 2 && method === 'GET') {
+      const order = this.orders.get(id);
+      if (!order) throw notFound('order');
+      return [200, orderView(this.merchantId, order)];
+    }
+    if (resource === 'order' && sub === 'transaction' && segments.length === 4) {
+      if (method === 'PUT') return this.transactionOperation(id, subId, body);
+      if (method === 'GET') {
+        const order = this.orders.get(id);
+        const transaction = order?.transactions.find((t) => t.id === subId);
+        if (!order || !transaction) throw notFound('transaction');
+        return [200, transactionView(this.merchantId, order, transaction)];
+      }
+    }
+    if (resource === 'token' && segments.length === 1 && method === 'POST')
+      return [201, this.createToken(body)];
+    if (resource === 'token' && segments.length === 2) {
+      const card = this.tokens.get(id);
+      if (!card) throw notFound('token');
+      if (method === 'GET') return [200, tokenView(id, card)];
+      if (method === 'DELETE') {
+        this.tokens.delete(id);
+        return [200, { result: 'SUCCESS' }];
+      }
+    }
+    throw new ApiFailure(404, 'INVALID_REQUEST', `Unsupported request ${method} ${segments.join('/')}`);
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  /** INITIATE CHECKOUT (API version 63 and later). */
+  private initiateCheckout(body: Record<string, unknown>, apiVersion: number): unknown {
+    if (body.apiOperation !== 'INITIATE_CHECKOUT') {
+      throw invalid('apiOperation', `Value '${String(body.apiOperation)}' is invalid for this resource`);
+    }
+    if (apiVersion < 63) throw invalid('apiOperation', 'INITIATE_CHECKOUT requires API version 63 or later');
+    const order = objectField(body, 'order');
+    const interaction = objectField(body, 'interaction');
+    const orderId = requiredString(order, 'order.id', 'id');
+    if (orderId.length > 40) throw invalid('order.id', 'Value must be at most 40 characters');
+    const currency = currencyField(order, 'order.currency');
+    const amount = amountField(order, 'order.amount', currency);
+    const operation = requiredString(interaction, 'interaction.operation', 'operation');
+    if (operation !== 'PURCHASE' && operation !== 'AUTHORIZE') {
+      throw new ApiFailure(
+        400,
+        'INVALID_REQUEST',
+        `Value '${operation}' is not supported`,
+        'interaction.operation',
+        'UNSUPPORTED',
+      );
+    }
+    const returnUrl = optionalUrl(interaction, 'interaction.returnUrl', 'returnUrl');
+    const cancelUrl = optionalUrl(interaction, 'interaction.cancelUrl', 'cancelUrl');
+    const notificationUrl = optionalUrl(order, 'order.notificationUrl', 'notificationUrl');
+    const description = optionalString(order, 'order.description', 'description', 127);
+    const merchant = interaction.merchant;
+    const merchantName =
+      merchant && typeof merchant === 'object'
+        ? optionalString(merchant as Record<string, unknown>, 'interaction.merchant.name', 'name', 40)
+        : null;
+    const existing = this.orders.get(orderId);
+    if (existing && existing.transactions.some((t) => t.result === 'SUCCESS')) {
+      throw new ApiFailure(
+        400,
+        'INVALID_REQUEST',
+        'Order already has a successful payment',
+        'order.id',
+        'INVALID',
+      );
+    }
+    const session: SimSession = {
+      id: `SESSION0002${randomBytes(10).toString('hex').toUpperCase()}`,
+      version: randomBytes(5).toString('hex'),
+      successIndicator: randomBytes(8).toString('hex'),
+      apiVersion,
+      orderId,
+      amount,
+      currency,
+      description,
+      notificationUrl,
+      operation,
+      returnUrl,
+      cancelUrl,
+      merchantName,
+      paid: false,
+      card: null,
+    };
+    this.sessions.set(session.id, session);
+    return {
+      checkoutMode: 'WEBSITE',
+      merchant: this.merchantId,
+      result: 'SUCCESS',
+      session: { id: session.id, updateStatus: 'SUCCESS', version: session.version },
+      successIndicator: session.successIndicator,
+    };
+  }
+
+  /** A PUT on `order/{orderId}/transaction/{transactionId}`. */
+  private transactionOperation(
+    orderId: string,
+    transactionId: string,
+    body: Record<string, unknown>,
+  ): [number, unknown] {
+    if (orderId.length > 40) throw invalid('order.id', 'Value must be at most 40 characters');
+    if (transactionId.length > 40) throw invalid('transaction.id', 'Value must be at most 40 characters');
+    const apiOperation = typeof body.apiOperation === 'string' ? body.apiOperation : null;
+    if (!apiOperation) throw missing('apiOperation');
+    const existingOrder = this.orders.get(orderId);
+    const repeated = existingOrder?.transactions.find((t) => t.id === transactionId);
+    if (repeated) {
+      if (repeated.apiOperation !== apiOperation) {
+        throw invalid('transaction.id', `Transaction ID '${transactionId}' is already used on this order`);
+      }
+      return [201, transactionView(this.merchantId, existingOrder as SimOrder, repeated)];
+    }
+    switch (apiOperation) {
+      case 'PAY':
+      case 'AUTHORIZE':
+        return [201, this.tokenPayment(orderId, transactionId, apiOperation, body)];
+      case 'CAPTURE':
+      case 'REFUND':
+      case 'VOID': {
+        if (!existingOrder) throw notFound('order');
+        return [201, this.followUp(existingOrder, transactionId, apiOperation, body)];
+      }
+      default:
+        throw new ApiFailure(
+          400,
+          'INVALID_REQUEST',
+          `Value '${apiOperation}' is not supported`,
+          'apiOperation',
+          'UNSUPPORTED',
+        );
+    }
+  }
+
+  /** PAY / AUTHORIZE with `sourceOfFunds.token` (merchant-initiated, a saved card). */
+  private tokenPayment(
+    orderId: string,
+    transactionId: string,
+    apiOperation: 'PAY' | 'AUTHORIZE',
+    body: Record<string, unknown>,
+  ): unknown {
+    const orderInput = objectField(body, 'order');
+    const currency = currencyField(orderInput, 'order.currency');
+    const amount = amountField(orderInput, 'order.amount', currency);
+    const sourceOfFunds = objectField(body, 'sourceOfFunds');
+    const token = requiredString(sourceOfFunds, 'sourceOfFunds.token', 'token');
+    const card = this.tokens.get(token);
+    if (!card) throw invalid('sourceOfFunds.token', `Value '${token}' is not a valid token`);
+    const existing = this.orders.get(orderId);
+    if (existing && existing.transactions.some((t) => t.result === 'SUCCESS')) {
+      throw invalid('order.id', 'Order already has a successful payment');
+    }
+    const source =
+      (body.transaction as Record<string, unknown> | undefined)?.source === 'MERCHANT'
+        ? 'MERCHANT'
+        : 'INTERNET';
+    const order = existing ?? this.newOrder(orderId, amount, currency, null, null);
+    order.amount = amount;
+    order.currency = currency;
+    order.card = card;
+    order.token = token;
+    const notificationUrl = optionalUrl(orderInput, 'order.notificationUrl', 'notificationUrl');
+    if (notificationUrl) order.notificationUrl = notificationUrl;
+    const transaction = this.initialTransaction(
+      order,
+      transactionId,
+      apiOperation === 'PAY' ? 'PURCHASE' : 'AUTHORIZE',
+      card,
+      {
+        apiOperation,
+        source,
+        gatewayEntryPoint: 'WEB_SERVICES_API',
+      },
+    );
+    return transactionView(this.merchantId, order, transaction);
+  }
+
+  /** CAPTURE, REFUND or VOID on an existing order. */
+  private followUp(
+    order: SimOrder,
+    transactionId: string,
+    apiOperation: 'CAPTURE' | 'REFUND' | 'VOID',
+    body: Record<string, unknown>,
+  ): unknown {
+    const input = objectField(body, 'transaction');
+    let transaction: SimTransaction;
+    if (apiOperation === 'VOID') {
+      const targetId = requiredString(input, 'transaction.targetTransactionId', 'targetTransactionId');
+      const target = order.transactions.find((t) => t.id === targetId && t.result === 'SUCCESS');
+      if (!target)
+        throw invalid(
+          'transaction.targetTransactionId',
+          `No successful transaction '${targetId}' on this order`,
+        );
+      if (order.transactions.some((t) => t.targetTransactionId === targetId && t.type.startsWith('VOID'))) {
+        throw new ApiFailure(400, 'INVALID_REQUEST', 'Transaction has already been voided');
+      }
+      const type =
+        target.type === 'AUTHORIZATION'
+          ? 'VOID_AUTHORIZATION'
+          : target.type === 'CAPTURE'
+            ? 'VOID_CAPTURE'
+            : target.type === 'REFUND'
+              ? 'VOID_REFUND'
+              : null;
+      if (!type) throw new ApiFailure(400, 'INVALID_REQUEST', `A ${target.type} cannot be voided`);
+      if (type === 'VOID_AUTHORIZATION' && order.totalCapturedAmount.gt(0)) {
+        throw new ApiFailure(400, 'INVALID_REQUEST', 'Authorization has captures and cannot be voided');
+      }
+      transaction = this.addTransaction(
+        order,
+        transactionId,
+        apiOperation,
+        type,
+        target.amount,
+        'APPROVED',
+        targetId,
+      );
+      if (type === 'VOID_AUTHORIZATION') order.status = 'CANCELLED';
+      if (type === 'VOID_CAPTURE') order.totalCapturedAmount = order.totalCapturedAmount.minus(target.amount);
+      if (type === 'VOID_REFUND') order.totalRefundedAmount = order.totalRefundedAmount.minus(target.amount);
+      if (type !== 'VOID_AUTHORIZATION') order.status = this.settledStatus(order);
+    } else {
+      const currency = currencyField(input, 'transaction.currency');
+      if (currency !== order.currency)
+        throw invalid('transaction.currency', `Value must be the order currency ${order.currency}`);
+      const amount = new Decimal(amountField(input, 'transaction.amount', currency));
+      if (apiOperation === 'CAPTURE') {
+        if (!['AUTHORIZED', 'PARTIALLY_CAPTURED'].includes(order.status)) {
+          throw new ApiFailure(400, 'INVALID_REQUEST', `Order in status ${order.status} cannot be captured`);
+        }
+        if (amount.gt(order.totalAuthorizedAmount.minus(order.totalCapturedAmount))) {
+          throw invalid(
+            'transaction.amount',
+            'Requested capture amount exceeds outstanding authorized amount',
+          );
+        }
+        transaction = this.addTransaction(
+          order,
+          transactionId,
+          apiOperation,
+          'CAPTURE',
+          amount.toFixed(),
+          'APPROVED',
+          null,
+        );
+        order.totalCapturedAmount = order.totalCapturedAmount.plus(amount);
+      } else {
+        if (!['CAPTURED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED'].includes(order.status)) {
+          throw new ApiFailure(400, 'INVALID_REQUEST', `Order in status ${order.status} cannot be refunded`);
+        }
+        if (amount.gt(order.totalCapturedAmount.minus(order.totalRefundedAmount))) {
+          throw invalid('transaction.amount', 'Requested refund amount exceeds outstanding captured amount');
+        }
+        transaction = this.addTransaction(
+          order,
+          transactionId,
+          apiOperation,
+          'REFUND',
+          amount.toFixed(),
+          'APPROVED',
+          null,
+        );
+        order.totalRefundedAmount = order.totalRefundedAmount.plus(amount);
+      }
+      order.status = this.settledStatus(order);
+    }
+    this.notifyTransaction(order, transaction);
+    return transactionView(this.merchantId, order, transaction);
+  }
+
+  /** The status an order with successful money movements has. */
+  private settledStatus(order: SimOrder): string {
+    const {
+      totalAuthorizedAmount: authorized,
+      totalCapturedAmount: captured,
+      totalRefundedAmount: refunded,
+    } = order;
+    if (refunded.gt(0)) return refunded.gte(captured) ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+    if (captured.gt(0)) return captured.gte(authorized) ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
+    return authorized.gt(0) ? 'AUTHORIZED' : order.status;
+  }
+
+  /** CREATE OR UPDATE TOKEN (system-generated): from a paid checkout session, or from card fields. */
+  private createToken(body: Record<string, unknown>): unknown {
+    let card: SimCard;
+    const session = body.session as Record<string, unknown> | undefined;
+    if (session && typeof session === 'object') {
+      const sessionId = requiredString(session, 'session.id', 'id');
+      const found = this.sessions.get(sessionId);
+      if (!found) throw invalid('session.id', `Value '${sessionId}' is not a valid session`);
+      if (!found.card) throw invalid('session.id', 'Session does not contain card details');
+      card = found.card;
+    } else {
+      const provided = (
+        (body.sourceOfFunds as Record<string, unknown> | undefined)?.provided as
+          Record<string, unknown> | undefined
+      )?.card as Record<string, unknown> | undefined;
+      if (!provided) throw missing('session.id');
+      const expiry = (provided.expiry ?? {}) as Record<string, unknown>;
+      const read = readCard(
+        scalarText(provided.number),
+        `${scalarText(expiry.month)}/${scalarText(expiry.year)}`,
+        '',
+      );
+      if ('problem' in read) throw invalid('sourceOfFunds.provided.card.number', read.problem);
+      card = read.card;
+    }
+    const token = `9${Array.from(randomBytes(15), (b) => String(b % 10)).join('')}`;
+    this.tokens.set(token, card);
+    return tokenView(token, card);
+  }
+
+  // ---- hosted page ---------------------------------------------------------------------------
+
+  private hostedPageRequest(sessionId: string, method: string, rawBody: string, res: ServerResponse): void {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.paid) {
+      res.writeHead(410, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(expiredPage());
+      return;
+    }
+    const render = (problem: string | null, status = 200) => {
+      res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(
+        hostedPage({
+          sessionId,
+          merchantName: session.merchantName ?? this.merchantId,
+          amount: session.amount,
+          currency: session.currency,
+          description: session.description,
+          problem,
+        }),
+      );
+    };
+    if (method === 'GET') return render(null);
+    if (method !== 'POST') return render('Unsupported request.', 405);
+    const form = new URLSearchParams(rawBody);
+    if (form.get('action') === 'cancel') {
+      const target = session.cancelUrl ?? session.returnUrl;
+      if (!target) return render('Payment cancelled.');
+      res.writeHead(303, { Location: target });
+      res.end();
+      return;
+    }
+    const read = readCard(
+      form.get('cardNumber') ?? '',
+      form.get('expiry') ?? '',
+      form.get('securityCode') ?? '',
+    );
+    if ('problem' in read) return render(read.problem, 400);
+    const location = this.payWithCard(session, read.card);
+    res.writeHead(303, { Location: location });
+    res.end();
+  }
+
+  /** Runs the session's PAY or AUTHORIZE with `card`; returns where the payer goes next. */
+  private payWithCard(session: SimSession, card: SimCard): string {
+    const order =
+      this.orders.get(session.orderId) ??
+      this.newOrder(
+        session.orderId,
+        session.amount,
+        session.currency,
+        session.description,
+        session.notificationUrl,
+      );
+    order.amount = session.amount;
+    order.currency = session.currency;
+    order.description = session.description;
+    order.notificationUrl = session.notificationUrl ?? order.notificationUrl;
+    order.card = card;
+    const transactionId = String(order.transactions.length + 1);
+    const transaction = this.initialTransaction(order, transactionId, session.operation, card, {
+      apiOperation: session.operation === 'PURCHASE' ? 'PAY' : 'AUTHORIZE',
+      source: 'INTERNET',
+      gatewayEntryPoint: 'CHECKOUT',
+    });
+    session.card = card;
+    if (transaction.result === 'SUCCESS') session.paid = true;
+    const target = new URL(session.returnUrl ?? `${this.baseUrl}/checkout/done`);
+    target.searchParams.set(
+      'resultIndicator',
+      transaction.result === 'SUCCESS' ? session.successIndicator : randomBytes(8).toString('hex'),
+    );
+    target.searchParams.set('sessionVersion', session.version);
+    target.searchParams.set('checkoutVersion', '1.0.0');
+    return target.toString();
+  }
+
+  // ---- order book ----------------------------------------------------------------------------
+
+  private newOrder(
+    id: string,
+    amount: string,
+    currency: string,
+    description: string | null,
+    notificationUrl: string | null,
+  ): SimOrder {
+    const order: SimOrder = {
+      id,
+      amount,
+      currency,
+      description,
+      notificationUrl,
+      status: 'INITIATED',
+      totalAuthorizedAmount: new Decimal(0),
+      totalCapturedAmount: new Decimal(0),
+      totalRefundedAmount: new Decimal(0),
+      creationTime: now(),
+      card: null,
+      token: null,
+      transactions: [],
+    };
+    this.orders.set(id, order);
+    return order;
+  }
+
+  /** The first money movement of an order: PAYMENT (PURCHASE) or AUTHORIZATION (AUTHORIZE). */
+  private initialTransaction(
+    order: SimOrder,
+    transactionId: string,
+    operation: 'PURCHASE' | 'AUTHORIZE',
+    card: SimCard,
+    how: {
+      apiOperation: string;
+      source: 'INTERNET' | 'MERCHANT';
+      gatewayEntryPoint: 'CHECKOUT' | 'WEB_SERVICES_API';
+    },
+  ): SimTransaction {
+    const gatewayCode = gatewayCodeFor(card);
+    const type = operation === 'PURCHASE' ? 'PAYMENT' : 'AUTHORIZATION';
+    const transaction = this.addTransaction(
+      order,
+      transactionId,
+      how.apiOperation,
+      type,
+      order.amount,
+      gatewayCode,
+      null,
+      how,
+    );
+    transaction.cscCode = card.csc ? (MPGS_TEST_CSC_CODES[card.csc] ?? 'NO_MATCH') : null;
+    if (transaction.result === 'SUCCESS') {
+      order.totalAuthorizedAmount = new Decimal(order.amount);
+      if (type === 'PAYMENT') order.totalCapturedAmount = new Decimal(order.amount);
+      order.status = type === 'PAYMENT' ? 'CAPTURED' : 'AUTHORIZED';
+    } else {
+      order.status = transaction.result === 'UNKNOWN' ? 'INITIATED' : 'FAILED';
+    }
+    this.notifyTransaction(order, transaction);
+    return transaction;
+  }
+
+  private addTransaction(
+    order: SimOrder,
+    id: string,
+    apiOperation: string,
+    type: string,
+    amount: string,
+    gatewayCode: string,
+    targetTransactionId: string | null,
+    how: { source: 'INTERNET' | 'MERCHANT'; gatewayEntryPoint: 'CHECKOUT' | 'WEB_SERVICES_API' } = {
+      source: 'MERCHANT',
+      gatewayEntryPoint: 'WEB_SERVICES_API',
+    },
+  ): SimTransaction {
+    const result = resultFor(gatewayCode);
+    const transaction: SimTransaction = {
+      id,
+      apiOperation,
+      type,
+      result,
+      gatewayCode,
+      amount,
+      currency: order.currency,
+      source: how.source,
+      gatewayEntryPoint: how.gatewayEntryPoint,
+      targetTransactionId,
+      authorizationCode:
+        result === 'SUCCESS' && (type === 'PAYMENT' || type === 'AUTHORIZATION')
+          ? String(100000 + Math.floor(Math.random() * 900000))
+          : null,
+      receipt: Array.from(randomBytes(12), (b) => String(b % 10)).join(''),
+      timeOfRecord: now(),
+      cscCode: null,
+    };
+    order.transactions.push(transaction);
+    return transaction;
+  }
+
+  private notifyTransaction(order: SimOrder, transaction: SimTransaction): void {
+    this.notifier.notify(
+      order.notificationUrl,
+      stringify(transactionView(this.merchantId, order, transaction)) as string,
+    );
+  }
+}
+
+function readOperation(method: string, segments: string[]): string | null {
+  const [resource, , sub] = segments;
+  if (method === 'GET' && resource === 'order')
+    return sub === 'transaction' ? 'RETRIEVE_TRANSACTION' : 'RETRIEVE_ORDER';
+  if (method === 'GET' && resource === 'session') return 'RETRIEVE_SESSION';
+  if (resource === 'token')
+    return method === 'GET' ? 'RETRIEVE_TOKEN' : method === 'DELETE' ? 'DELETE_TOKEN' : 'CREATE_TOKEN';
+  return null;
+}
+
+function basicUser(header: string | undefined): { name: string; password: string } | null {
+  const match = /^Basic\s+(.+)$/i.exec(header ?? '');
+  if (!match) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? null : { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = stringify(body) as string;
+  res.writeHead(status, {
+    'Content-Type': 'application/json;charset=UTF-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** A random id for transactions Checkout would create (tests). */
+export function newTransactionId(): string {
+  return randomUUID().replace(/-/g, '').slice(0, 32);
+}
