@@ -633,12 +633,12 @@ export class StripeSimulator {
     let intent = session.payment_intent ? this.intents.get(session.payment_intent as string)! : undefined;
     if (!intent) {
       intent = this.newIntent({
-        amount: session.amount_total as number,
-        currency: session.currency as string,
-        capture_method: (data.capture_method as string | undefined) ?? 'automatic',
-        setup_future_usage: (data.setup_future_usage as string | undefined) ?? null,
-        metadata: (data.metadata as Json | undefined) ?? {},
-        description: (data.description as string | undefined) ?? null,
+        amount: session.amount_total,
+        currency: session.currency,
+        capture_method: data.capture_method ?? 'automatic',
+        setup_future_usage: data.setup_future_usage ?? null,
+        metadata: data.metadata ?? {},
+        description: data.description ?? null,
         customer: session.customer ?? null,
       });
       session.payment_intent = intent.id;
@@ -648,7 +648,7 @@ export class StripeSimulator {
     const outcome = this.charge(intent, card, false);
     if (outcome) return { error: outcome.message };
     if (intent.setup_future_usage && !session.customer) {
-      const customer = this.createCustomer({ email: (session.customer_email as string | null) ?? undefined });
+      const customer = this.createCustomer({ email: session.customer_email ?? undefined });
       session.customer = customer.id;
       intent.customer = customer.id;
       this.paymentMethods.get(intent.payment_method as string)!.customer = customer.id;
@@ -807,7 +807,7 @@ export class StripeSimulator {
       if (saved) {
         if (p.customer && saved.customer !== p.customer) {
           throw invalid(
-            `The provided PaymentMethod ${pmId} does not belong to the Customer ${String(p.customer)}.`,
+            `The provided PaymentMethod ${pmId} does not belong to the Customer ${p.customer as string}.`,
             'payment_method',
           );
         }
@@ -1177,18 +1177,18 @@ export class StripeSimulator {
       Json | undefined;
     return page(
       'Checkout',
-      `<h1 id="product">${escapeHtml(String(item?.name ?? 'Payment'))}</h1>
+      `<h1 id="product">${escapeHtml((item?.name as string | undefined) ?? 'Payment')}</h1>
 <p id="amount">${escapeHtml(formatAmount(session.amount_total as number, session.currency as string))}</p>
 ${error ? `<p id="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/c/pay/${escapeHtml(session.id)}">
-<label>Email <input id="email" name="email" type="email" value="${escapeHtml(String(session.customer_email ?? ''))}"></label>
+<label>Email <input id="email" name="email" type="email" value="${escapeHtml((session.customer_email as string | null) ?? '')}"></label>
 <label>Card number <input id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" required></label>
 <label>Expiry <input id="cardExpiry" name="cardExpiry" placeholder="MM / YY" value="12 / 34"></label>
 <label>CVC <input id="cardCvc" name="cardCvc" value="123"></label>
 <label>Name on card <input id="billingName" name="billingName" value="Test Customer"></label>
 <button id="submit" class="SubmitButton" type="submit">Pay</button>
 </form>
-${session.cancel_url ? `<a id="cancel" href="${escapeHtml(String(session.cancel_url))}">Cancel and return</a>` : ''}`,
+${session.cancel_url ? `<a id="cancel" href="${escapeHtml(session.cancel_url as string)}">Cancel and return</a>` : ''}`,
     );
   }
 }

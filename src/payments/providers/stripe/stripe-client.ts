@@ -113,7 +113,9 @@ export class StripeClient {
       telemetry: false,
       appInfo: { name: 'Checkout' },
     });
-    this.stripe.on('response', (event: Stripe.ResponseEvent) =>
+    // The SDK types `on` as any; it is the documented event emitter (https://github.com/stripe/stripe-node#request-and-response-events).
+    const on = this.stripe.on as (name: 'response', listener: (event: Stripe.ResponseEvent) => void) => void;
+    on.call(this.stripe, 'response', (event: Stripe.ResponseEvent) =>
       this.logger.log(
         `${event.method} ${event.path} → ${event.status} (${event.request_id}, ${event.elapsed} ms)`,
       ),
@@ -127,7 +129,7 @@ export class StripeClient {
    * https://docs.stripe.com/payments/place-a-hold-on-a-payment-method (manual capture),
    * https://docs.stripe.com/payments/checkout/save-during-payment (setup_future_usage).
    */
-  createCheckoutSession(
+  async createCheckoutSession(
     input: CheckoutSessionInput,
     idempotencyKey: string,
     options: CallOptions = {},
@@ -167,7 +169,7 @@ export class StripeClient {
    * (contract §20), not the session's `payment_status`.
    * https://docs.stripe.com/api/checkout/sessions/retrieve, https://docs.stripe.com/api/expanding_objects
    */
-  retrieveCheckoutSession(id: string, options: CallOptions = {}): Promise<Stripe.Checkout.Session> {
+  async retrieveCheckoutSession(id: string, options: CallOptions = {}): Promise<Stripe.Checkout.Session> {
     return this.stripe.checkout.sessions.retrieve(id, { expand: ['payment_intent'] }, this.get(options));
   }
 
@@ -175,7 +177,7 @@ export class StripeClient {
    * Expires an open session so that it can no longer be paid.
    * https://docs.stripe.com/api/checkout/sessions/expire
    */
-  expireCheckoutSession(
+  async expireCheckoutSession(
     id: string,
     idempotencyKey: string,
     options: CallOptions = {},
@@ -184,7 +186,7 @@ export class StripeClient {
   }
 
   /** https://docs.stripe.com/api/payment_intents/retrieve */
-  retrievePaymentIntent(id: string, options: CallOptions = {}): Promise<Stripe.PaymentIntent> {
+  async retrievePaymentIntent(id: string, options: CallOptions = {}): Promise<Stripe.PaymentIntent> {
     return this.stripe.paymentIntents.retrieve(id, {}, this.get(options));
   }
 
@@ -195,7 +197,7 @@ export class StripeClient {
    * https://docs.stripe.com/api/payment_intents/create,
    * https://docs.stripe.com/payments/save-and-reuse?platform=web&ui=stripe-hosted#charge-saved-payment-method
    */
-  chargeOffSession(
+  async chargeOffSession(
     input: OffSessionChargeInput,
     idempotencyKey: string,
     options: CallOptions = {},
@@ -220,7 +222,7 @@ export class StripeClient {
    * Captures an authorized PaymentIntent (status `requires_capture`), all of it or `amount` of it;
    * Stripe releases the rest. https://docs.stripe.com/api/payment_intents/capture
    */
-  capturePaymentIntent(
+  async capturePaymentIntent(
     id: string,
     amount: { amount: string; currency: string } | null,
     idempotencyKey: string,
@@ -236,7 +238,7 @@ export class StripeClient {
    * Cancels (voids) a PaymentIntent that is not yet captured.
    * https://docs.stripe.com/api/payment_intents/cancel
    */
-  cancelPaymentIntent(
+  async cancelPaymentIntent(
     id: string,
     idempotencyKey: string,
     options: CallOptions = {},
@@ -267,7 +269,7 @@ export class StripeClient {
    * Refunds a PaymentIntent's charge, all of it or `amount` of it.
    * https://docs.stripe.com/api/refunds/create
    */
-  createRefund(
+  async createRefund(
     input: RefundInput,
     idempotencyKey: string,
     options: CallOptions = {},
@@ -285,14 +287,14 @@ export class StripeClient {
   }
 
   /** https://docs.stripe.com/api/refunds/retrieve */
-  retrieveRefund(id: string, options: CallOptions = {}): Promise<Stripe.Refund> {
+  async retrieveRefund(id: string, options: CallOptions = {}): Promise<Stripe.Refund> {
     return this.stripe.refunds.retrieve(id, {}, this.get(options));
   }
 
   /**
    * A Customer to attach saved cards to. https://docs.stripe.com/api/customers/create
    */
-  createCustomer(
+  async createCustomer(
     input: { email?: string; name?: string; metadata?: Record<string, string> },
     idempotencyKey: string,
     options: CallOptions = {},
