@@ -46,7 +46,8 @@ export function stripeAmountProblem(amount: string, currency: string): string | 
   } catch {
     return `"${amount}" is not a decimal amount.`;
   }
-  if (!value.isFinite() || value.isNegative()) return `"${amount}" is not a positive amount.`;
+  if (!value.isFinite() || value.isNegative() || value.isZero())
+    return `"${amount}" is not a positive amount.`;
   const exponent = stripeExponent(code);
   const minor = value.times(new Decimal(10).pow(exponent));
   if (!minor.isInteger()) {
