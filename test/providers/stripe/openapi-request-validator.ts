@@ -24,7 +24,7 @@ interface Operation {
 }
 interface SubsetDocument {
   info: { version: string };
-  'x-source': { commit: string; api_version: string };
+  'x-source': Record<string, string> & { commit: string; api_version: string };
   paths: Record<string, Record<string, Operation>>;
 }
 

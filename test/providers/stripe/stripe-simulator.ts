@@ -204,6 +204,11 @@ export class StripeSimulator {
     return simulator;
   }
 
+  /** Where the OpenAPI fixture came from: repository, file, commit and API version. */
+  get openapiSource(): Record<string, string> {
+    return this.validator.document['x-source'];
+  }
+
   /** The API origin, for the client's `api_base_url`. */
   get baseUrl(): string {
     return `http://127.0.0.1:${this.port}`;
