@@ -334,6 +334,10 @@ describe('Stripe client against the simulator', () => {
     const failed = await failure(client.retrieveCheckoutSession(session.id));
     assert.equal(failed.type, 'StripeAPIError');
     assert.equal(describeStripeError(failed).kind, 'unknown');
+    sim.failNext(1, 429);
+    const limited = await failure(client.retrieveCheckoutSession(session.id));
+    assert.equal(limited.type, 'StripeRateLimitError');
+    assert.equal(describeStripeError(limited).kind, 'unknown');
     sim.failNext(1);
     const count = sim.requests.length;
     const retried = await client.retrieveCheckoutSession(session.id, { retries: 1 });

@@ -375,8 +375,16 @@ export class StripeSimulator {
     };
     if (this.failuresLeft > 0) {
       this.failuresLeft--;
+      // https://docs.stripe.com/rate-limits: 429 with code rate_limit; otherwise a Stripe-side api_error
       return answer(this.failureStatus, {
-        error: { type: 'api_error', message: 'An unknown error occurred while processing your request.' },
+        error:
+          this.failureStatus === 429
+            ? {
+                type: 'invalid_request_error',
+                code: 'rate_limit',
+                message: 'Too many requests hit the API too quickly.',
+              }
+            : { type: 'api_error', message: 'An unknown error occurred while processing your request.' },
       });
     }
     // https://docs.stripe.com/api/authentication: the key as a Bearer token or as the Basic user.
