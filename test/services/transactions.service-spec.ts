@@ -29,8 +29,7 @@ describe('TransactionsService', () => {
   let ctx: ServiceContext;
   let w: ServiceWorld;
   let service: TransactionsService;
-  const row = (sessionId: string) =>
-    ctx.dataSource.getRepository(Transaction).findOneByOrFail({ sessionId });
+  const row = (sessionId: string) => ctx.dataSource.getRepository(Transaction).findOneByOrFail({ sessionId });
   const eventsOf = (transactionId: string) =>
     ctx.dataSource.getRepository(OutboxEvent).find({ where: { transactionId }, order: { sequence: 'ASC' } });
 
