@@ -28,7 +28,7 @@ export interface ServiceContext {
   module: TestingModule;
   dataSource: DataSource;
   get<T>(type: Type<T> | string | symbol): T;
-  /** Stops the services (shutdown hooks) and drops the database. */
+  /** Stops the services (shutdown hooks) and drops the database (unless it was shared in). */
   close(): Promise<void>;
 }
 
@@ -39,6 +39,8 @@ export interface ServiceContextOptions {
   env?: Record<string, string>;
   /** Providers replaced at the edges (senders, gateway adapters). */
   overrides?: ProviderOverride[];
+  /** Share another context's database (a second replica); its owner drops it. */
+  db?: TestDatabase;
 }
 
 /**
@@ -61,7 +63,8 @@ const QUIET_ENV: Record<string, string> = {
  * but nothing routes to them.
  */
 export async function createServiceContext(options: ServiceContextOptions): Promise<ServiceContext> {
-  const db = await createTestDatabase();
+  const db = options.db ?? (await createTestDatabase());
+  const dropDb = () => (options.db ? Promise.resolve() : db.drop());
   const attachmentDir = mkdtempSync(join(tmpdir(), 'checkout-files-'));
   let module: TestingModule | undefined;
   try {
@@ -100,13 +103,13 @@ export async function createServiceContext(options: ServiceContextOptions): Prom
       get: <T>(type: Type<T> | string | symbol): T => started.get<T>(type, { strict: false }),
       async close() {
         await started.close();
-        await db.drop();
+        await dropDb();
         rmSync(attachmentDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await module?.close().catch(() => undefined);
-    await db.drop();
+    await dropDb();
     rmSync(attachmentDir, { recursive: true, force: true });
     throw error;
   }
