@@ -10,7 +10,13 @@ import { AutoDebitService } from '../../src/payments/auto-debit.service';
 import { PaymentsModule } from '../../src/payments/payments.module';
 import { gatewayInput } from '../setup/fixtures';
 import { createServiceContext, type ServiceContext } from '../setup/service-context';
-import { CARDS, createTransaction, payWith, seedServiceWorld, type ServiceWorld } from '../setup/service-world';
+import {
+  CARDS,
+  createTransaction,
+  payWith,
+  seedServiceWorld,
+  type ServiceWorld,
+} from '../setup/service-world';
 
 /** A second sandbox card that pays and can be saved (contract §15's "saved, then declined"). */
 const OTHER_CARD = '4000 0000 0000 0341';

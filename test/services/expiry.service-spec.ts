@@ -19,8 +19,7 @@ describe('ExpiryService', () => {
 
   const count = async (sql: string, params: unknown[] = []): Promise<number> =>
     Number((await ctx.dataSource.query<{ n: string | number }[]>(sql, params))[0].n);
-  const inState = (state: string) =>
-    count('SELECT COUNT(*) AS n FROM transactions WHERE state = ?', [state]);
+  const inState = (state: string) => count('SELECT COUNT(*) AS n FROM transactions WHERE state = ?', [state]);
 
   before(async () => {
     ctx = await createServiceContext({
@@ -32,7 +31,13 @@ describe('ExpiryService', () => {
           useValue: {
             send: (event: { eventId: string }): Promise<DeliveryOutcome> => {
               sent.push(event.eventId);
-              return Promise.resolve({ ok: true, retryable: false, statusCode: 200, error: null, responseBody: null });
+              return Promise.resolve({
+                ok: true,
+                retryable: false,
+                statusCode: 200,
+                error: null,
+                responseBody: null,
+              });
             },
             onApplicationShutdown: () => undefined,
           },

@@ -7,15 +7,20 @@ import { OperationsService } from '../../src/operations/operations.service';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { TransactionsService } from '../../src/transactions/transactions.service';
 import { createServiceContext, type ServiceContext } from '../setup/service-context';
-import { CARDS, createTransaction, payWith, seedServiceWorld, type ServiceWorld } from '../setup/service-world';
+import {
+  CARDS,
+  createTransaction,
+  payWith,
+  seedServiceWorld,
+  type ServiceWorld,
+} from '../setup/service-world';
 
 /** OperationsService.run: capture, void, refund, cancel, expire, delete (contract §5, §10, §16). */
 describe('OperationsService', () => {
   let ctx: ServiceContext;
   let w: ServiceWorld;
   let ops: OperationsService;
-  const row = (sessionId: string) =>
-    ctx.dataSource.getRepository(Transaction).findOneByOrFail({ sessionId });
+  const row = (sessionId: string) => ctx.dataSource.getRepository(Transaction).findOneByOrFail({ sessionId });
   const amount = (value: string) => new Decimal(value).toFixed(3);
   const eventNames = async (transactionId: string) =>
     (

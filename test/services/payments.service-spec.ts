@@ -16,7 +16,13 @@ import { AttemptRefused, PaymentsService } from '../../src/payments/payments.ser
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { leaveCrashedAttempt } from '../factories/crashed-attempts';
 import { createServiceContext, type ServiceContext } from '../setup/service-context';
-import { CARDS, createTransaction, payWith, seedServiceWorld, type ServiceWorld } from '../setup/service-world';
+import {
+  CARDS,
+  createTransaction,
+  payWith,
+  seedServiceWorld,
+  type ServiceWorld,
+} from '../setup/service-world';
 
 /** The sandbox adapter, able to hold the next charge until the test lets it go. */
 class HeldSandboxAdapter extends SandboxGatewayAdapter {
@@ -65,8 +71,11 @@ describe('PaymentsService', () => {
       overrides: [
         {
           provide: SandboxGatewayAdapter,
-          useFactory: (charges: Repository<SandboxCharge>, tokens: Repository<SandboxToken>, uow: UnitOfWork) =>
-            new HeldSandboxAdapter(charges, tokens, uow),
+          useFactory: (
+            charges: Repository<SandboxCharge>,
+            tokens: Repository<SandboxToken>,
+            uow: UnitOfWork,
+          ) => new HeldSandboxAdapter(charges, tokens, uow),
           inject: [getRepositoryToken(SandboxCharge), getRepositoryToken(SandboxToken), UnitOfWork],
         },
       ],
