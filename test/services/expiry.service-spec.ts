@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { AdminConfigService } from '../../src/admin-config/admin-config.service';
 import type { DeliveryOutcome } from '../../src/events/delivery-outcome';
+import { DispatcherService } from '../../src/events/dispatcher.service';
 import { WebhookSender } from '../../src/events/webhooks/webhook-sender';
 import { ExpiryModule } from '../../src/expiry/expiry.module';
 import { ExpiryService } from '../../src/expiry/expiry.service';
@@ -49,6 +50,8 @@ describe('ExpiryService', () => {
   });
   after(() => ctx.close());
   beforeEach(async () => {
+    await ctx.get(DispatcherService).dispatchDue(); // the last test's sends have written their outcome
+    await ctx.dataSource.query('DELETE FROM delivery_attempts');
     await ctx.dataSource.query('DELETE FROM deliveries');
     await ctx.dataSource.query('DELETE FROM events');
     await ctx.dataSource.query('DELETE FROM transactions');

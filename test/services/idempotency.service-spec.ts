@@ -20,7 +20,7 @@ describe('IdempotencyService', () => {
   async function held(r: KeyRef, fingerprint: string): Promise<HeldClaim> {
     const claim = await keys.claim(r, fingerprint);
     assert.equal(claim.kind, 'claimed');
-    return claim as HeldClaim;
+    return claim;
   }
 
   before(async () => {
