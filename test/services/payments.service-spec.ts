@@ -12,7 +12,7 @@ import { SandboxToken } from '../../src/payments/adapters/sandbox-token.entity';
 import { AttemptSettlement } from '../../src/payments/attempt-settlement';
 import { PaymentAttempt } from '../../src/payments/payment-attempt.entity';
 import { PaymentsModule } from '../../src/payments/payments.module';
-import { AttemptRefused, PaymentsService } from '../../src/payments/payments.service';
+import { ATTEMPT_IN_PROGRESS, AttemptRefused, PaymentsService } from '../../src/payments/payments.service';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { leaveCrashedAttempt } from '../factories/crashed-attempts';
 import { createServiceContext, type ServiceContext } from '../setup/service-context';
@@ -148,13 +148,17 @@ describe('PaymentsService', () => {
       pending.map((a) => [a.referenceNumber, a.result]),
       [[holding.attemptInFlight, 'pending']],
     );
-    const second = payWith(ctx, id, CARDS.success);
-    setTimeout(held.release, 150);
-    const [firstResult] = await Promise.all([
-      first,
-      assert.rejects(second, (e: unknown) => e instanceof AttemptRefused && e.transaction.state === 'paid'),
-    ]);
-    assert.equal(firstResult.transaction.state, 'paid');
+    // The second waits a moment for the holder to settle, then is refused with the state as it is.
+    await assert.rejects(
+      payWith(ctx, id, CARDS.success),
+      (e: unknown) =>
+        e instanceof AttemptRefused &&
+        e.message === ATTEMPT_IN_PROGRESS &&
+        e.transaction.state === 'created' &&
+        e.transaction.attemptInFlight === holding.attemptInFlight,
+    );
+    held.release();
+    assert.equal((await first).transaction.state, 'paid');
     const row = await tx(id);
     assert.equal((await attemptsOf(row.id)).length, 1, 'the second attempt never reached the gateway');
     assert.deepEqual(await eventNames(row.id), ['created', 'paid']);
