@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Runs the suite on the built output (dist/): unit tests once, then the e2e tests on the embedded
-// SQLite database and on MySQL/MariaDB. With CI=true the MySQL leg is mandatory: an unreachable
-// server fails the run. Elsewhere a missing server is reported plainly and the leg is skipped.
-// Ends with the OpenAPI lint and a "N passed, N failed" line.
+// Runs the suite on the built output (dist/): unit tests once, then on the embedded SQLite database
+// and on MySQL/MariaDB the service tier (`*.service-spec.ts`: services on a real database, no HTTP)
+// and the e2e tests. `--unit`, `--services` and `--e2e` run only those tiers (they combine);
+// TEST_FILTER (a regex on the path) narrows every tier. With CI=true the MySQL leg is mandatory: an
+// unreachable server fails the run. Elsewhere a missing server is reported plainly and the leg is
+// skipped. Ends with the OpenAPI lint and a "N passed, N failed" line.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +12,9 @@ import { join, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 
 const args = new Set(process.argv.slice(2));
-const onlyUnit = args.has('--unit');
-const onlyE2e = args.has('--e2e');
+const chosen = ['--unit', '--services', '--e2e'].filter((tier) => args.has(tier));
+/** The tiers to run: those named, or every one (and the OpenAPI lint) when none is. */
+const runs = (tier) => chosen.length === 0 || chosen.includes(tier);
 const ci = process.env.CI === 'true';
 const mysqlUrl = process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
@@ -35,7 +38,7 @@ function findFiles(dir, suffix) {
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const COUNTING_REPORTER = resolve(import.meta.dirname, 'counting-reporter.mjs');
-let runs = 0;
+let reporterRuns = 0;
 
 /** The counting reporter's JSON line; all zero when the runner died before writing it. */
 function readCounts(file) {
@@ -52,7 +55,8 @@ function readCounts(file) {
 function runNodeTests(label, files, env) {
   if (files.length === 0) return Promise.resolve(0);
   console.log(`\n=== ${label}: ${files.length} file(s) ===`);
-  const countsFile = join(tmpdir(), `checkout-test-counts-${process.pid}-${++runs}.json`);
+  const countsFile = join(tmpdir(), `checkout-test-counts-${process.pid}-${++reporterRuns}.json`);
+  const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -69,6 +73,8 @@ function runNodeTests(label, files, env) {
       { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
     );
     child.on('close', (code) => {
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(`=== ${label}: done in ${seconds} s ===`);
       const counts = readCounts(countsFile);
       totals.passed += counts.passed;
       totals.failed += counts.failed + counts.cancelled;
@@ -90,19 +96,25 @@ async function mysqlReachable() {
   }
 }
 
+/** One database leg (`env` sets TEST_DB): the service tier, then the e2e tests. */
+async function runLeg(label, env) {
+  let code = 0;
+  if (runs('--services')) code |= await runNodeTests(`services on ${label}`, serviceFiles, env);
+  if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, e2eFiles, env);
+  return code;
+}
+
+const serviceFiles = runs('--services') ? findFiles('dist/test', '.service-spec.js') : [];
+const e2eFiles = runs('--e2e') ? findFiles('dist/test', '.e2e-spec.js') : [];
 let exitCode = 0;
-if (!onlyE2e) {
+if (runs('--unit')) {
   exitCode |= await runNodeTests('unit', findFiles('dist/src', '.spec.js'), {});
 }
-if (!onlyUnit) {
-  const e2eFiles = findFiles('dist/test', '.e2e-spec.js');
-  exitCode |= await runNodeTests('e2e on embedded SQLite', e2eFiles, { TEST_DB: 'sqlite' });
+if (serviceFiles.length + e2eFiles.length > 0) {
+  exitCode |= await runLeg('embedded SQLite', { TEST_DB: 'sqlite' });
   const problem = await mysqlReachable();
   if (problem === null) {
-    exitCode |= await runNodeTests('e2e on MySQL/MariaDB', e2eFiles, {
-      TEST_DB: 'mysql',
-      MYSQL_TEST_URL: mysqlUrl,
-    });
+    exitCode |= await runLeg('MySQL/MariaDB', { TEST_DB: 'mysql', MYSQL_TEST_URL: mysqlUrl });
   } else if (ci) {
     console.error(
       `\n*** MySQL leg FAILED: MySQL is unreachable at ${mysqlUrl} (${problem}). It is mandatory with CI=true.`,
@@ -115,7 +127,7 @@ if (!onlyUnit) {
     );
   }
 }
-if (!onlyUnit && !onlyE2e) {
+if (chosen.length === 0) {
   console.log('\n=== OpenAPI lint (redocly) ===');
   const lint = spawnSync(
     'npx',
