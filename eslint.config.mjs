@@ -2,6 +2,64 @@
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readLayers, rootModules } from './scripts/layers.mjs';
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** How many folders below src/<folder>/ its .ts files sit: 0 for src/<folder>/x.ts. */
+function depthsOf(folder) {
+  const depths = new Set();
+  const walk = (dir, depth) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name), depth + 1);
+      else if (entry.name.endsWith('.ts')) depths.add(depth);
+    }
+  };
+  walk(join(import.meta.dirname, 'src', folder), 0);
+  return [...depths];
+}
+
+/**
+ * docs/architecture.md "Layers", enforced: a folder of src/ imports only folders of lower layers.
+ * For each folder and each depth of its files, one `@typescript-eslint/no-restricted-imports`
+ * pattern refuses the relative paths that climb to src/ and go into a folder of the same layer or
+ * above, or to a module directly in src/ (`import type` too). The core `no-restricted-imports`
+ * stays free for the UnitOfWork rule below.
+ */
+function layerRules() {
+  const layers = readLayers();
+  const roots = rootModules().map(escape);
+  return layers.flatMap((folders, index) =>
+    folders.flatMap((folder) => {
+      const above = layers
+        .slice(index)
+        .flat()
+        .filter((other) => other !== folder)
+        .map(escape);
+      const targets = [above.length ? `(?:${above.join('|')})(?:/|$)` : null, `(?:${roots.join('|')})$`]
+        .filter(Boolean)
+        .join('|');
+      return depthsOf(folder).map((depth) => ({
+        files: [`src/${folder}/${'*/'.repeat(depth)}*.ts`],
+        rules: {
+          '@typescript-eslint/no-restricted-imports': [
+            'error',
+            {
+              patterns: [
+                {
+                  regex: `^(?:\\./)?(?:\\.\\./){${depth + 1}}(?:${targets})`,
+                  message: `${folder}/ is in layer ${index + 1}: it imports only folders of lower layers (docs/architecture.md, "Layers").`,
+                },
+              ],
+            },
+          ],
+        },
+      }));
+    }),
+  );
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'scripts/*.mjs', 'eslint.config.mjs'] },
@@ -51,6 +109,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules(),
   {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {

@@ -19,6 +19,7 @@ import { ExpiryModule } from './expiry/expiry.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { MetricsEndpointModule } from './metrics-endpoint/metrics-endpoint.module';
 import { OperationsModule } from './operations/operations.module';
 import { PaymentMethodsModule } from './payment-methods/payment-methods.module';
 import { PaymentsModule } from './payments/payments.module';
@@ -33,6 +34,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         MetricsModule,
+        MetricsEndpointModule,
         RequestBodiesModule,
         ScheduleModule.forRoot(),
         AuthModule,

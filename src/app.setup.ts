@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
+import { AppConfig } from './config/app-config';
 import { answerMalformedRequests } from './common/http/client-error';
 import { requireKnownMediaType } from './common/http/media-type.middleware';
 import { requestLogging } from './common/http/request-logging';
@@ -9,7 +10,6 @@ import { httpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics';
 import { ignoreTrailingSlash } from './common/http/trailing-slash.middleware';
 import { buildOpenApiDocument } from './openapi/openapi';
-import { applyTrustProxy } from './config/trust-proxy';
 
 /**
  * Everything about the HTTP edge that is not a module: used by main.ts AND by the e2e tests, so
@@ -17,7 +17,8 @@ import { applyTrustProxy } from './config/trust-proxy';
  */
 export function configureApp(app: NestExpressApplication, logger: Logger): NestExpressApplication {
   app.disable('x-powered-by');
-  applyTrustProxy(app);
+  // TRUST_PROXY (config/trust-proxy.ts): which proxies' X-Forwarded-For to believe, so `req.ip` is the client's.
+  app.set('trust proxy', app.get(AppConfig).trustProxy);
   // Only representations carry an ETag (the row version, set by the controllers): no body hashes.
   app.set('etag', false);
   answerMalformedRequests(app.getHttpServer(), logger);

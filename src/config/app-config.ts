@@ -14,7 +14,7 @@ import {
   validateSync,
   ValidateBy,
 } from 'class-validator';
-import { parseMysqlUrl, type MysqlUrl } from '../database/mysql-url';
+import { parseMysqlUrl, type MysqlUrl } from './mysql-url';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 const toBool = ({ value }: { value: unknown }): unknown => {

@@ -1,6 +1,4 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { isIP } from 'node:net';
-import { AppConfig } from './app-config';
 
 /**
  * Which proxies' `X-Forwarded-For` to believe (TRUST_PROXY), in Express's `trust proxy` terms:
@@ -36,9 +34,4 @@ export function parseTrustProxy(text: string | undefined): TrustProxy | null {
   if (/^\d+$/.test(value)) return Number(value) <= MAX_HOPS ? Number(value) : null;
   const entries = value.split(',').map((e) => e.trim().toLowerCase());
   return entries.every(isTrustedEntry) ? entries : null;
-}
-
-/** Sets Express's `trust proxy` from TRUST_PROXY, so `req.ip` is the client's address. */
-export function applyTrustProxy(app: NestExpressApplication): void {
-  app.set('trust proxy', app.get(AppConfig).trustProxy);
 }

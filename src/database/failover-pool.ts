@@ -9,7 +9,7 @@ import {
 } from 'mysql2';
 import type { QueryRunner } from 'typeorm';
 import { DatabaseUnavailableError, NETWORK_ERROR_CODES, StatementTimeoutError } from './db-errors';
-import { endpointName, type MysqlEndpoint } from './mysql-url';
+import { endpointName, type MysqlEndpoint } from '../config/mysql-url';
 import { timeLeft } from './time-limit';
 import { assertOutsideUnit } from './unit-context';
 

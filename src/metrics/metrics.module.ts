@@ -1,13 +1,10 @@
 import { Global, Module } from '@nestjs/common';
-import { MetricsAccessGuard } from './metrics-access.guard';
-import { MetricsController } from './metrics.controller';
 import { Metrics } from './metrics';
 
-/** `GET /metrics` and the registry every module records into (contract §18). */
+/** The registry every module records into (contract §18); `GET /metrics` serves it (metrics-endpoint/). */
 @Global()
 @Module({
-  controllers: [MetricsController],
-  providers: [Metrics, MetricsAccessGuard],
+  providers: [Metrics],
   exports: [Metrics],
 })
 export class MetricsModule {}

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_KEY_SECURITY, BASIC_SECURITY } from '../auth/authenticated.decorator';
-import { METRICS_SECURITY } from '../metrics/metrics-security';
+import { METRICS_SECURITY } from '../metrics-endpoint/metrics-security';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

@@ -10,7 +10,7 @@ import {
 import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
 import type { Principal } from '../auth/principal';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
-import { WebhookPayloadDto } from '../events/dto/webhook-payload.dto';
+import { WebhookPayloadDto } from '../transactions/dto/webhook-payload.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { AutoDebitService } from './auto-debit.service';
 import { AutoDebitDto } from './dto/auto-debit.dto';

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { Authenticated } from '../auth/authenticated.decorator';
 import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
-import { WebhookPayloadDto } from '../events/dto/webhook-payload.dto';
+import { WebhookPayloadDto } from '../transactions/dto/webhook-payload.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CashPaymentService } from './cash-payment.service';
 import { CashPaymentDto } from './dto/cash-payment.dto';

@@ -10,7 +10,7 @@ import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator
 import type { Principal } from '../auth/principal';
 import { FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
 import { FailedResultFilter } from '../common/errors/failed-result.filter';
-import { WebhookPayloadDto } from '../events/dto/webhook-payload.dto';
+import { WebhookPayloadDto } from '../transactions/dto/webhook-payload.dto';
 import { InquiryDto, InquiryFailedDto } from './dto/inquiry.dto';
 import { InquiryService } from './inquiry.service';
 

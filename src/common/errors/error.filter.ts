@@ -1,17 +1,19 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isDatabaseUnavailable } from '../../database/db-errors';
 import { bodyParserError } from './body-errors';
 import { DomainError, ServiceUnavailable } from './domain-errors';
+import { UnavailableErrors } from './unavailable-errors';
 
 /**
  * The one error path (contract §2): domain errors keep their status and body; Nest's own HTTP
  * exceptions (unknown route, etc.) become `{"detail"}` bodies; anything else is a 500 with no
- * internals, logged with the request id.
+ * internals, logged with the request id. A database out of reach ({@link UnavailableErrors}) is a 503.
  */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('ErrorFilter');
+
+  constructor(private readonly unavailable: UnavailableErrors) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -44,7 +46,7 @@ export class ErrorFilter implements ExceptionFilter {
     }
     const refused = bodyParserError(error);
     if (refused) return { status: refused.status, body: refused.body(), headers: refused.headers };
-    if (isDatabaseUnavailable(error)) {
+    if (this.unavailable.matches(error)) {
       // Out of reach or contended right now (contract §17): the client retries; never a 500.
       this.logger.warn({ err: error, reqId: req.id }, 'Database unavailable');
       const unavailable = new ServiceUnavailable();

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IntField, PatternField } from '../../admin/dto/admin-fields';
 import { TextField } from '../../common/validation/field-decorators';
 import { EVENT_NAMES } from '../../events/event-types';
-import { WebhookPayloadDto } from '../../events/dto/webhook-payload.dto';
+import { WebhookPayloadDto } from '../../transactions/dto/webhook-payload.dto';
 
 export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_MAX_LIMIT = 500;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CardDto } from '../../cards/dto/card.dto';
-import { EVENT_NAMES } from '../event-types';
-import { TRANSACTION_STATES } from '../../transactions/transaction-state';
+import { EVENT_NAMES } from '../../events/event-types';
+import { TRANSACTION_STATES } from '../transaction-state';
 
 export class AmountDetailsDto {
   @ApiProperty({ example: '86.000' }) amount: string;

@@ -14,7 +14,7 @@ import { BASIC_SECURITY } from '../auth/authenticated.decorator';
 import { DetailDto } from '../common/errors/error-body.dto';
 import { METRICS_SECURITY } from './metrics-security';
 import { MetricsAccessGuard } from './metrics-access.guard';
-import { Metrics } from './metrics';
+import { Metrics } from '../metrics/metrics';
 
 @ApiTags('Operations')
 @Controller('metrics')
