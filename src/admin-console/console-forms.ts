@@ -1,4 +1,4 @@
-import { html, raw, SafeHtml } from '../checkout/templates';
+import { html, raw, SafeHtml } from '../common/html/html';
 import { FieldErrors, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
 import {
   checkbox,

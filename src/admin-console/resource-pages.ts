@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { html, SafeHtml } from '../checkout/templates';
+import { html, SafeHtml } from '../common/html/html';
 import { NotFound } from '../common/errors/domain-errors';
 import { formFields, type FormFieldSpec, type FormState, type FormValues } from './console-forms';
 import type { ConsoleRequest, ConsoleResponder } from './console-responder';
