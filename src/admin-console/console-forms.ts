@@ -1,5 +1,13 @@
-import { html, raw, SafeHtml } from '../checkout/templates';
-import { checkbox, type FieldErrorList, otherErrors, textField } from './console-templates';
+import { html, raw, SafeHtml } from '../common/html/html';
+import { FieldErrors, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
+import {
+  checkbox,
+  type ConsoleFrame,
+  type FieldErrorList,
+  otherErrors,
+  textField,
+} from './console-templates';
+import { validateAs } from './form-validation';
 
 /**
  * Generic form fields of the console's resource pages (currencies, users, gateways): how each
@@ -44,6 +52,45 @@ export function toApiInput(specs: FormFieldSpec[], values: FormValues): Record<s
     } else if (value !== '' || spec.required || spec.emptyIsValue) input[spec.name] = value;
   }
   return input;
+}
+
+/** A form page to show again: its answer status, the values as typed, and their errors or a notice. */
+export interface FormState {
+  status: number;
+  values: FormValues;
+  errors?: FieldErrorTree;
+  notice?: ConsoleFrame['notice'];
+}
+
+/**
+ * Reads a submitted form, checks it with the admin API's DTO and hands the valid value to `save`.
+ * Null once saved; else the form to show again (password fields emptied): 400 with the field errors
+ * of the check or of the save, or, with `showConflicts`, 409 with a {@link StateConflict}'s message.
+ */
+export async function submitForm<T extends object>(
+  body: unknown,
+  specs: FormFieldSpec[],
+  dto: new () => T,
+  save: (value: T) => Promise<unknown>,
+  options: { showConflicts?: boolean } = {},
+): Promise<FormState | null> {
+  const values = readForm(specs, body);
+  const shown = Object.fromEntries(specs.map((s) => [s.name, s.kind === 'password' ? '' : values[s.name]]));
+  const checked = await validateAs(dto, toApiInput(specs, values));
+  if (checked.errors) return { status: 400, values: shown, errors: checked.errors };
+  try {
+    await save(checked.value);
+    return null;
+  } catch (error) {
+    if (error instanceof FieldErrors) return { status: 400, values: shown, errors: error.errors };
+    if (options.showConflicts && error instanceof StateConflict) return conflictState(shown, error);
+    throw error;
+  }
+}
+
+/** The form shown again after a refused change: 409, the conflict's message above it. */
+export function conflictState(values: FormValues, conflict: StateConflict): FormState {
+  return { status: 409, values, notice: { kind: 'error', text: conflict.message } };
 }
 
 /** An entity's API representation as form values (lists joined, booleans kept). */

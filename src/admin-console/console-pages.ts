@@ -1,7 +1,7 @@
 import type { AdminConfigDto } from '../admin/dto/admin-config.dto';
 import type { ApiKeyDto } from '../admin/dto/api-key.dto';
 import type { PageLanguage } from '../checkout/i18n';
-import { html, raw, SafeHtml } from '../checkout/templates';
+import { html, raw, SafeHtml } from '../common/html/html';
 import type { EventDto } from '../events/event-admin.dto';
 import type { SearchPage } from '../transactions/transaction-search.service';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';

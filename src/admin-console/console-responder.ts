@@ -8,7 +8,7 @@ import {
 } from '../checkout/csrf';
 import type { PageLanguage } from '../checkout/i18n';
 import { sendPage } from '../checkout/page-response';
-import { html } from '../checkout/templates';
+import { html } from '../common/html/html';
 import { AppConfig } from '../config/app-config';
 import { AdminSessionsService, type ConsoleSession } from './admin-sessions.service';
 import { consoleStrings, type ConsoleStrings } from './console-i18n';

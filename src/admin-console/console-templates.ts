@@ -1,6 +1,7 @@
 import { CSRF_FIELD } from '../checkout/csrf';
 import type { PageLanguage } from '../checkout/i18n';
-import { FAVICON_PATH, html, raw, SafeHtml } from '../checkout/templates';
+import { FAVICON_PATH } from '../checkout/templates';
+import { html, htmlDocument, raw, SafeHtml } from '../common/html/html';
 import type { ConsoleStrings } from './console-i18n';
 import { consoleStrings } from './console-i18n';
 
@@ -56,30 +57,24 @@ export function consolePage(frame: ConsoleFrame): string {
         ${frame.notice.text}
       </p>`
     : '';
-  return html`<!doctype html>
-    <html lang="${frame.language}" dir="${t.dir}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${frame.title} · ${t.console}</title>
-        <link rel="stylesheet" href="${CONSOLE_STYLESHEET_PATH}" />
-        <link rel="icon" type="image/svg+xml" href="${FAVICON_PATH}" />
-      </head>
-      <body>
-        <header class="bar">
-          <strong>${t.console}</strong>
-          ${nav}
-          <a class="lang" href="${withLang(frame.path, t.otherLanguage.code)}" lang="${t.otherLanguage.code}"
-            >${t.otherLanguage.label}</a
-          >
-        </header>
-        <main aria-labelledby="page-title">
-          <h1 id="page-title">${frame.title}</h1>
-          ${notice} ${frame.body}
-        </main>
-      </body>
-    </html>`.text;
+  return htmlDocument({
+    language: frame.language,
+    dir: t.dir,
+    title: `${frame.title} · ${t.console}`,
+    stylesheet: CONSOLE_STYLESHEET_PATH,
+    icon: FAVICON_PATH,
+    body: html`<header class="bar">
+        <strong>${t.console}</strong>
+        ${nav}
+        <a class="lang" href="${withLang(frame.path, t.otherLanguage.code)}" lang="${t.otherLanguage.code}"
+          >${t.otherLanguage.label}</a
+        >
+      </header>
+      <main aria-labelledby="page-title">
+        <h1 id="page-title">${frame.title}</h1>
+        ${notice} ${frame.body}
+      </main>`,
+  });
 }
 
 export const csrfInput = (token: string): SafeHtml =>

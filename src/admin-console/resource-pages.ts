@@ -1,61 +1,120 @@
-import { html, SafeHtml } from '../checkout/templates';
+import type { Response } from 'express';
+import { html, SafeHtml } from '../common/html/html';
+import { NotFound } from '../common/errors/domain-errors';
+import { formFields, type FormFieldSpec, type FormState, type FormValues } from './console-forms';
+import type { ConsoleRequest, ConsoleResponder } from './console-responder';
 import type { ConsoleStrings } from './console-i18n';
-import { formFields, type FormFieldSpec, type FormValues } from './console-forms';
-import { csrfInput, type FieldErrorList } from './console-templates';
+import { csrfInput, type ConsoleFrame } from './console-templates';
 
 export interface Column<T> {
   label: string;
   value: (row: T) => string;
 }
 
-/** A resource's list (with an edit link or a delete button per row) and its "add" form below. */
-export function resourceListBody<T>(options: {
-  t: ConsoleStrings;
-  csrf: string;
+/** A resource's list page: its rows (with an edit link or a delete button each) and its "add" form. */
+export interface ListPage<T> {
+  title: string;
+  /** The page's path, where its "add" form posts to. */
+  path: string;
   rows: T[];
   columns: Column<T>[];
   rowName: (row: T) => string;
   editHref?: (row: T) => string;
   deleteAction?: (row: T) => string;
-  createAction: string;
   specs: FormFieldSpec[];
-  values: FormValues;
-  errors?: FieldErrorList;
-}): SafeHtml {
-  const { t } = options;
+}
+
+/** One resource's edit page: the form posts to `path`, its delete button to `path/delete`. */
+export interface EditPage {
+  title: string;
+  path: string;
+  specs: FormFieldSpec[];
+  hint?: string;
+}
+
+/** The resource, or null when its lookup throws {@link NotFound} (the page then answers 404). */
+export async function foundOrNull<T>(lookup: () => Promise<T>): Promise<T | null> {
+  try {
+    return await lookup();
+  } catch (error) {
+    if (error instanceof NotFound) return null;
+    throw error;
+  }
+}
+
+/**
+ * A list page's state before any submission: `values` in its "add" form, and an `ok` notice when the
+ * query's `removed` names one of `removed` (what the last removal did → what to say).
+ */
+export function listState(query: unknown, values: FormValues, removed: Record<string, string>): FormState {
+  const done = (query as Record<string, unknown> | undefined)?.removed;
+  const text = typeof done === 'string' && Object.hasOwn(removed, done) ? removed[done] : null;
+  return { status: 200, values, notice: text === null ? null : { kind: 'ok', text } };
+}
+
+/** Answers with a resource's list page or edit page, its form as `state` has it. */
+export function sendResourcePage<T>(
+  pages: ConsoleResponder,
+  res: Response,
+  request: ConsoleRequest,
+  state: FormState,
+  page: ListPage<T> | EditPage,
+): void {
+  const body =
+    'rows' in page ? resourceListBody(request, page, state) : resourceEditBody(request, page, state);
+  pages.page(res, state.status, request, frameOf(request, page, state), body);
+}
+
+/** The page's title and path; "fix the errors" above the form when it has errors, else `state`'s notice. */
+function frameOf(
+  request: ConsoleRequest,
+  page: { title: string; path: string },
+  state: FormState,
+): Pick<ConsoleFrame, 'title' | 'path' | 'notice'> {
+  const notice = state.errors
+    ? { kind: 'error' as const, text: request.t.fixErrors }
+    : (state.notice ?? null);
+  return { title: page.title, path: page.path, notice };
+}
+
+/** A resource's list (with an edit link or a delete button per row) and its "add" form below. */
+export function resourceListBody<T>(
+  request: { t: ConsoleStrings; csrf: string },
+  page: ListPage<T>,
+  state: FormState,
+): SafeHtml {
+  const { t } = request;
   const table =
-    options.rows.length === 0
+    page.rows.length === 0
       ? html`<p>${t.none}</p>`
       : html`<table>
           <thead>
             <tr>
-              ${options.columns.map((c) => html`<th scope="col">${c.label}</th>`)}
+              ${page.columns.map((c) => html`<th scope="col">${c.label}</th>`)}
               <th scope="col"><span class="visually-hidden">${t.edit}</span></th>
             </tr>
           </thead>
           <tbody>
-            ${options.rows.map(
+            ${page.rows.map(
               (row) =>
                 html`<tr>
-                  ${options.columns.map((c) => html`<td>${c.value(row)}</td>`)}
+                  ${page.columns.map((c) => html`<td>${c.value(row)}</td>`)}
                   <td>
                     ${
-                      options.editHref
-                        ? html`<a
-                            href="${options.editHref(row)}"
-                            aria-label="${t.edit} ${options.rowName(row)}"
+                      page.editHref
+                        ? html`<a href="${page.editHref(row)}" aria-label="${t.edit} ${page.rowName(row)}"
                             >${t.edit}</a
                           >`
                         : ''
                     }
                     ${
-                      options.deleteAction
-                        ? html`<form method="post" action="${options.deleteAction(row)}" class="inline">
-                            ${csrfInput(options.csrf)}
+                      page.deleteAction
+                        ? html`<form method="post" action="${page.deleteAction(row)}" class="inline">
+                            ${csrfInput(request.csrf)}
                             <button
                               type="submit"
                               class="secondary"
-                              aria-label="${t.remove} ${options.rowName(row)}"
+                              aria-label="${t.remove} ${page.rowName(row)}"
                             >
                               ${t.remove}
                             </button>
@@ -69,31 +128,26 @@ export function resourceListBody<T>(options: {
         </table>`;
   return html`${table}
     <h2 id="add">${t.add}</h2>
-    <form method="post" action="${options.createAction}" class="card" novalidate aria-labelledby="add">
-      ${csrfInput(options.csrf)} ${formFields(options.specs, t.labels, options.values, options.errors)}
+    <form method="post" action="${page.path}" class="card" novalidate aria-labelledby="add">
+      ${csrfInput(request.csrf)} ${formFields(page.specs, t.labels, state.values, state.errors)}
       <button type="submit" class="primary">${t.add}</button>
     </form>`;
 }
 
 /** One resource's edit form, and its delete button. */
-export function resourceEditBody(options: {
-  t: ConsoleStrings;
-  csrf: string;
-  action: string;
-  deleteAction: string;
-  specs: FormFieldSpec[];
-  values: FormValues;
-  errors?: FieldErrorList;
-  hint?: string;
-}): SafeHtml {
-  const { t } = options;
-  return html`<form method="post" action="${options.action}" class="card" novalidate>
-      ${csrfInput(options.csrf)} ${options.hint ? html`<p class="hint">${options.hint}</p>` : ''}
-      ${formFields(options.specs, t.labels, options.values, options.errors)}
+export function resourceEditBody(
+  request: { t: ConsoleStrings; csrf: string },
+  page: EditPage,
+  state: FormState,
+): SafeHtml {
+  const { t, csrf } = request;
+  return html`<form method="post" action="${page.path}" class="card" novalidate>
+      ${csrfInput(csrf)} ${page.hint ? html`<p class="hint">${page.hint}</p>` : ''}
+      ${formFields(page.specs, t.labels, state.values, state.errors)}
       <button type="submit" class="primary">${t.save}</button>
     </form>
-    <form method="post" action="${options.deleteAction}">
-      ${csrfInput(options.csrf)}
+    <form method="post" action="${page.path}/delete">
+      ${csrfInput(csrf)}
       <button type="submit" class="secondary">${t.remove}</button>
     </form>`;
 }

@@ -6,13 +6,18 @@ import { AdminService } from '../admin/admin.service';
 import { CreateUserDto, UpdateUserDto, type UserDto } from '../admin/dto/user.dto';
 import { userPrincipal, type Principal } from '../auth/principal';
 import { UsersService } from '../auth/users/users.service';
-import { FieldErrors, NotFound, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
-import { readForm, toApiInput, toFormValues, type FormFieldSpec, type FormValues } from './console-forms';
+import { StateConflict } from '../common/errors/domain-errors';
+import {
+  conflictState,
+  submitForm,
+  toFormValues,
+  type FormFieldSpec,
+  type FormState,
+  type FormValues,
+} from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
 import { SignedInPages } from './console-session.guard';
-import type { ConsoleFrame } from './console-templates';
-import { validateAs } from './form-validation';
-import { resourceEditBody, resourceListBody } from './resource-pages';
+import { foundOrNull, listState, sendResourcePage } from './resource-pages';
 
 const FIELDS: FormFieldSpec[] = [
   { name: 'username', kind: 'text', required: true },
@@ -48,31 +53,23 @@ export class UsersPageController {
   async list(@Req() req: Request, @Res() res: Response): Promise<void> {
     const request = await this.pages.signedIn(req, res);
     if (!request) return;
-    const notice = req.query.removed === '1' ? { kind: 'ok' as const, text: request.t.removed } : null;
-    await this.renderList(res, request, 200, NEW_USER, undefined, notice);
+    await this.renderList(res, request, listState(req.query, NEW_USER, { '1': request.t.removed }));
   }
 
   @Post()
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
     const request = await this.pages.signedIn(req, res, true);
     if (!request) return;
-    const values = readForm(FIELDS, req.body);
-    const checked = await validateAs(CreateUserDto, toApiInput(FIELDS, values));
-    if (checked.errors)
-      return this.renderList(res, request, 400, { ...values, password: '' }, checked.errors);
-    try {
-      const body = checked.value;
-      await this.admin.createUser({
+    const failed = await submitForm(req.body, FIELDS, CreateUserDto, (body) =>
+      this.admin.createUser({
         username: body.username,
         password: body.password,
         gatewayCodes: body.gateway_codes,
         isAdmin: body.is_admin,
         isActive: body.is_active,
-      });
-    } catch (error) {
-      if (!(error instanceof FieldErrors)) throw error;
-      return this.renderList(res, request, 400, { ...values, password: '' }, error.errors);
-    }
+      }),
+    );
+    if (failed) return this.renderList(res, request, failed);
     this.pages.redirect(res, '/admin/users');
   }
 
@@ -82,7 +79,7 @@ export class UsersPageController {
     if (!request) return;
     const user = await this.find(id);
     if (!user) return this.pages.notFound(req, res, request);
-    this.renderEdit(res, request, 200, user, toFormValues(EDIT_FIELDS, { ...user }));
+    this.renderEdit(res, request, user, { status: 200, values: toFormValues(EDIT_FIELDS, { ...user }) });
   }
 
   @Post(':id')
@@ -91,26 +88,14 @@ export class UsersPageController {
     if (!request) return;
     const user = await this.find(id);
     if (!user) return this.pages.notFound(req, res, request);
-    const values = readForm(EDIT_FIELDS, req.body);
-    const checked = await validateAs(UpdateUserDto, toApiInput(EDIT_FIELDS, values));
-    if (checked.errors)
-      return this.renderEdit(res, request, 400, user, { ...values, password: '' }, checked.errors);
-    try {
-      await this.admin.updateUser(actorOf(request), user.id, toUserChanges(checked.value));
-    } catch (error) {
-      if (!(error instanceof FieldErrors) && !(error instanceof StateConflict)) throw error;
-      const errors = error instanceof FieldErrors ? error.errors : undefined;
-      const notice = error instanceof StateConflict ? { kind: 'error' as const, text: error.message } : null;
-      return this.renderEdit(
-        res,
-        request,
-        error instanceof FieldErrors ? 400 : 409,
-        user,
-        { ...values, password: '' },
-        errors,
-        notice,
-      );
-    }
+    const failed = await submitForm(
+      req.body,
+      EDIT_FIELDS,
+      UpdateUserDto,
+      (body) => this.admin.updateUser(actorOf(request), user.id, toUserChanges(body)),
+      { showConflicts: true },
+    );
+    if (failed) return this.renderEdit(res, request, user, failed);
     this.pages.redirect(res, '/admin/users');
   }
 
@@ -124,15 +109,11 @@ export class UsersPageController {
       await this.admin.removeUser(actorOf(request), user.id);
     } catch (error) {
       if (!(error instanceof StateConflict)) throw error;
-      const notice = { kind: 'error' as const, text: error.message };
       return this.renderEdit(
         res,
         request,
-        409,
         user,
-        toFormValues(EDIT_FIELDS, { ...user }),
-        undefined,
-        notice,
+        conflictState(toFormValues(EDIT_FIELDS, { ...user }), error),
       );
     }
     this.pages.redirect(res, '/admin/users?removed=1');
@@ -140,84 +121,35 @@ export class UsersPageController {
 
   private async find(id: string): Promise<UserDto | null> {
     if (!ID.test(id)) return null;
-    try {
-      return toUserDto(await this.users.get(Number(id)));
-    } catch (error) {
-      if (error instanceof NotFound) return null;
-      throw error;
-    }
+    return foundOrNull(async () => toUserDto(await this.users.get(Number(id))));
   }
 
-  private async renderList(
-    res: Response,
-    request: ConsoleRequest,
-    status: number,
-    values: FormValues,
-    errors?: FieldErrorTree,
-    notice: ConsoleFrame['notice'] = null,
-  ): Promise<void> {
+  private async renderList(res: Response, request: ConsoleRequest, state: FormState): Promise<void> {
     const { t } = request;
-    const rows = (await this.users.list()).map(toUserDto);
     const yesNo = (b: boolean) => (b ? t.yes : t.no);
-    this.pages.page(
-      res,
-      status,
-      request,
-      {
-        title: t.nav.users,
-        path: '/admin/users',
-        notice: errors ? { kind: 'error', text: t.fixErrors } : notice,
-      },
-      resourceListBody<UserDto>({
-        t,
-        csrf: request.csrf,
-        rows,
-        columns: [
-          { label: t.labels.username, value: (u) => u.username },
-          { label: t.labels.gateway_codes, value: (u) => u.gateway_codes.join(', ') },
-          { label: t.labels.is_admin, value: (u) => yesNo(u.is_admin) },
-          { label: t.labels.is_active, value: (u) => yesNo(u.is_active) },
-        ],
-        rowName: (u) => u.username,
-        editHref: (u) => `/admin/users/${u.id}`,
-        createAction: '/admin/users',
-        specs: FIELDS,
-        values,
-        errors,
-      }),
-    );
+    sendResourcePage<UserDto>(this.pages, res, request, state, {
+      title: t.nav.users,
+      path: '/admin/users',
+      rows: (await this.users.list()).map(toUserDto),
+      columns: [
+        { label: t.labels.username, value: (u) => u.username },
+        { label: t.labels.gateway_codes, value: (u) => u.gateway_codes.join(', ') },
+        { label: t.labels.is_admin, value: (u) => yesNo(u.is_admin) },
+        { label: t.labels.is_active, value: (u) => yesNo(u.is_active) },
+      ],
+      rowName: (u) => u.username,
+      editHref: (u) => `/admin/users/${u.id}`,
+      specs: FIELDS,
+    });
   }
 
-  private renderEdit(
-    res: Response,
-    request: ConsoleRequest,
-    status: number,
-    user: UserDto,
-    values: FormValues,
-    errors?: FieldErrorTree,
-    notice: ConsoleFrame['notice'] = null,
-  ): void {
-    const { t } = request;
-    this.pages.page(
-      res,
-      status,
-      request,
-      {
-        title: `${t.nav.users}: ${user.username}`,
-        path: `/admin/users/${user.id}`,
-        notice: errors ? { kind: 'error', text: t.fixErrors } : notice,
-      },
-      resourceEditBody({
-        t,
-        csrf: request.csrf,
-        action: `/admin/users/${user.id}`,
-        deleteAction: `/admin/users/${user.id}/delete`,
-        specs: EDIT_FIELDS,
-        values,
-        errors,
-        hint: t.passwordKeepHint,
-      }),
-    );
+  private renderEdit(res: Response, request: ConsoleRequest, user: UserDto, state: FormState): void {
+    sendResourcePage(this.pages, res, request, state, {
+      title: `${request.t.nav.users}: ${user.username}`,
+      path: `/admin/users/${user.id}`,
+      specs: EDIT_FIELDS,
+      hint: request.t.passwordKeepHint,
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { contentSecurityPolicy, originOf } from './page-response';
-import { escapeHtml, html, raw } from './templates';
+import { escapeHtml, html, raw } from '../common/html/html';
 
 describe('page templates', () => {
   it('escapes every interpolated value unless it is already safe markup', () => {

@@ -1,46 +1,8 @@
+import { html, htmlDocument, raw, SafeHtml } from '../common/html/html';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
 import { isPayable, type TransactionState } from '../transactions/transaction-state';
 import type { PageLanguage, PageStrings } from './i18n';
 import { stringsFor } from './i18n';
-
-/** Markup that is already safe: only {@link html} and {@link raw} make one. */
-export class SafeHtml {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '`': '&#96;',
-};
-
-export const escapeHtml = (value: string): string => value.replace(/[&<>"'`]/g, (c) => ESCAPES[c]);
-
-type Part = SafeHtml | string | number | null | undefined | false | Part[];
-
-function render(part: Part): string {
-  if (part === null || part === undefined || part === false) return '';
-  if (part instanceof SafeHtml) return part.text;
-  if (Array.isArray(part)) return part.map(render).join('');
-  return escapeHtml(String(part));
-}
-
-/** Tagged template: every interpolated value is escaped unless it is already {@link SafeHtml}. */
-export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml {
-  let out = strings[0];
-  values.forEach((value, i) => {
-    out += render(value) + strings[i + 1];
-  });
-  return new SafeHtml(out);
-}
-
-export const raw = (text: string): SafeHtml => new SafeHtml(text);
 
 export const STYLESHEET_PATH = '/b/checkout/static/checkout.css';
 export const FAVICON_PATH = '/b/checkout/static/icons/checkout.svg';
@@ -54,24 +16,18 @@ export interface PageFrame {
 
 export function layout(frame: PageFrame): string {
   const t = stringsFor(frame.language);
-  return html`<!doctype html>
-    <html lang="${frame.language}" dir="${t.dir}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${frame.title} · ${frame.merchantName}</title>
-        <link rel="stylesheet" href="${STYLESHEET_PATH}" />
-        <link rel="icon" type="image/svg+xml" href="${FAVICON_PATH}" />
-      </head>
-      <body>
-        <main class="panel" aria-labelledby="page-title">
-          <p class="merchant">${frame.merchantName}</p>
-          <h1 id="page-title">${frame.title}</h1>
-          ${frame.body}
-        </main>
-      </body>
-    </html> `.text;
+  return htmlDocument({
+    language: frame.language,
+    dir: t.dir,
+    title: `${frame.title} · ${frame.merchantName}`,
+    stylesheet: STYLESHEET_PATH,
+    icon: FAVICON_PATH,
+    body: html`<main class="panel" aria-labelledby="page-title">
+      <p class="merchant">${frame.merchantName}</p>
+      <h1 id="page-title">${frame.title}</h1>
+      ${frame.body}
+    </main>`,
+  });
 }
 
 export interface CheckoutView {

@@ -5,6 +5,23 @@ import type { Transaction } from './transaction.entity';
 /** Fields a create must send and an update may not clear (contract §4). */
 export const REQUIRED_FIELDS: ReadonlySet<string> = new Set(['type', 'amount', 'currency_code', 'pg_codes']);
 
+/** Request fields whose column holds them exactly as sent: field → column. */
+const STORED_AS_SENT = {
+  shortify_attachment_url: 'shortifyAttachmentUrl',
+  shortify_checkout_url: 'shortifyCheckoutUrl',
+  mode: 'mode',
+  customer_id: 'customerId',
+  customer_first_name: 'customerFirstName',
+  customer_last_name: 'customerLastName',
+  notifications: 'notifications',
+  vendor_name: 'vendorName',
+  email_recipients: 'emailRecipients',
+  extra: 'extra',
+  product_type: 'productType',
+  language: 'language',
+  payment_type: 'paymentType',
+} as const satisfies Record<string, keyof Transaction>;
+
 /** The stored transaction as request fields, to merge an update into (contract §4 "Update rules"). */
 export function toRequestFields(tx: Transaction): Record<string, unknown> {
   const fields: Record<string, unknown> = {
@@ -12,27 +29,16 @@ export function toRequestFields(tx: Transaction): Record<string, unknown> {
     amount: canonicalDecimal(tx.amount),
     currency_code: tx.currencyCode,
     pg_codes: [tx.pgCode],
-    shortify_attachment_url: tx.shortifyAttachmentUrl,
-    shortify_checkout_url: tx.shortifyCheckoutUrl,
-    mode: tx.mode,
+    ...Object.fromEntries(Object.entries(STORED_AS_SENT).map(([field, column]) => [field, tx[column]])),
+    // Empty columns stand for fields not sent.
     webhook_url: tx.webhookUrl || undefined,
     redirect_url: tx.redirectUrl || undefined,
-    customer_id: tx.customerId,
-    customer_first_name: tx.customerFirstName,
-    customer_last_name: tx.customerLastName,
     customer_email: tx.customerEmail || undefined,
     customer_phone: tx.customerPhone || undefined,
     billing_address: tx.billingAddress ?? undefined,
     order_no: tx.orderNo ?? undefined,
-    notifications: tx.notifications,
-    vendor_name: tx.vendorName,
-    expiration_time: formatDuration(tx.expirationSeconds),
-    email_recipients: tx.emailRecipients,
-    extra: tx.extra,
-    product_type: tx.productType,
-    language: tx.language,
-    payment_type: tx.paymentType,
     agreement: tx.agreement ?? undefined,
+    expiration_time: formatDuration(tx.expirationSeconds),
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }

@@ -28,9 +28,17 @@ export class FieldErrors extends DomainError {
   }
 }
 
-export class BadRequest extends DomainError {
-  readonly status = 400;
+/** A {@link DomainError} class answering `status`, with `defaultMessage` when none is given. */
+function withStatus(status: number, defaultMessage?: string) {
+  return class extends DomainError {
+    readonly status = status;
+    constructor(message = defaultMessage) {
+      super(message);
+    }
+  };
 }
+
+export class BadRequest extends withStatus(400) {}
 
 export class AuthenticationFailed extends DomainError {
   readonly status = 401;
@@ -40,37 +48,18 @@ export class AuthenticationFailed extends DomainError {
   }
 }
 
-export class PermissionDenied extends DomainError {
-  readonly status = 403;
-  constructor(message = 'You do not have permission to perform this action.') {
-    super(message);
-  }
-}
+export class PermissionDenied extends withStatus(403, 'You do not have permission to perform this action.') {}
 
-export class NotFound extends DomainError {
-  readonly status = 404;
-  constructor(message = 'Not found.') {
-    super(message);
-  }
-}
+export class NotFound extends withStatus(404, 'Not found.') {}
 
-export class StateConflict extends DomainError {
-  readonly status = 409;
-}
+export class StateConflict extends withStatus(409) {}
 
-export class PreconditionFailed extends DomainError {
-  readonly status = 412;
-  constructor(message = 'Precondition failed: the resource was modified since the given ETag.') {
-    super(message);
-  }
-}
+export class PreconditionFailed extends withStatus(
+  412,
+  'Precondition failed: the resource was modified since the given ETag.',
+) {}
 
-export class PayloadTooLarge extends DomainError {
-  readonly status = 413;
-  constructor(message = 'Request body is too large.') {
-    super(message);
-  }
-}
+export class PayloadTooLarge extends withStatus(413, 'Request body is too large.') {}
 
 export class UnsupportedMediaType extends DomainError {
   readonly status = 415;
@@ -79,9 +68,7 @@ export class UnsupportedMediaType extends DomainError {
   }
 }
 
-export class UnprocessableEntity extends DomainError {
-  readonly status = 422;
-}
+export class UnprocessableEntity extends withStatus(422) {}
 
 export class Throttled extends DomainError {
   readonly status = 429;
