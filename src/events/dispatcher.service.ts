@@ -1,21 +1,21 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { AdminConfigService } from '../admin-config/admin-config.service';
-import { SingleFlight } from '../common/jobs/single-flight';
-import { AppConfig } from '../config/app-config';
+import { IntervalJob } from '../common/jobs/interval-job';
 import { Metrics } from '../metrics/metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { Delivery, DeliveryStatus } from './delivery.entity';
+import type { ClaimedAtInsert, DeliveryClaim, DeliveryDispatch } from './delivery-dispatch';
 import { DeliveryOutcome, failedOutcome } from './delivery-outcome';
 import type { OutboxEvent } from './event.entity';
 import { EmailSender } from './notifications/email-sender';
 import { HttpSmsProvider } from './notifications/sms-provider';
 import { renderMessage, templateValues } from './notifications/templates';
-import { type ClaimedAtInsert, type Claimant, OutboxService } from './outbox.service';
 import { WebhookSender } from './webhooks/webhook-sender';
 
+export const DISPATCH_INTERVAL_NAME = 'outbox-dispatch';
 const BATCH_SIZE = 20;
 /** On shutdown, sends still running after this long are interrupted (and retried later). */
 const SHUTDOWN_GRACE_MS = 4000;
@@ -23,63 +23,51 @@ const SHUTDOWN_GRACE_MS = 4000;
 /**
  * Sends due outbox rows (contract §6). Every replica runs one: rows are claimed in the database with
  * a lease, so two workers never send the same row at once and a crashed worker's rows are taken
- * over once its lease runs out. In-process, passes never overlap. It polls every
- * DISPATCH_INTERVAL_MS and is poked right after a commit that recorded events.
+ * over once its lease runs out. Its pass is an {@link IntervalJob}: every DISPATCH_INTERVAL_MS,
+ * never overlapping itself, and run soon after a commit that recorded unclaimed deliveries
+ * ({@link poke}). Deliveries the outbox wrote claimed by it ({@link claim}) are sent right after
+ * their commit ({@link take}), beside the passes. The outbox and redeliveries reach it through
+ * the `DELIVERY_DISPATCH` token.
  */
 @Injectable()
-export class DispatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown, Claimant {
-  private readonly logger = new Logger('Dispatcher');
+export class DispatcherService extends IntervalJob implements DeliveryDispatch {
   /** Identifies this worker in `claimed_by`. */
   readonly workerId = `${hostname().slice(0, 24)}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private claims = 0;
-  /** The pass in progress: passes never overlap in this process; shutdown stops and waits. */
-  private readonly passes = new SingleFlight<number>();
-  private again = false;
-  private timer: NodeJS.Timeout | null = null;
-  private started = false;
   /** Aborted when shutdown cannot wait any longer for the sends in flight (one listener per send). */
   private readonly interrupt = new AbortController();
   /** Deliveries claimed when they were written, being sent right after their commit. */
   private readonly direct = new Set<Promise<void>>();
 
   constructor(
-    private readonly config: AppConfig,
     private readonly deliveries: DeliveriesRepository,
-    private readonly outbox: OutboxService,
     private readonly webhooks: WebhookSender,
     private readonly email: EmailSender,
     private readonly sms: HttpSmsProvider,
     private readonly adminConfig: AdminConfigService,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    super(DISPATCH_INTERVAL_NAME, (config) => config.dispatchIntervalMs);
+  }
 
-  async onApplicationBootstrap(): Promise<void> {
+  override async onApplicationBootstrap(): Promise<void> {
     // One listener per send in flight: passes send BATCH_SIZE at once, direct sends one per commit.
     setMaxListeners(0, this.interrupt.signal);
-    this.started = true;
-    // The unit of work runs commit callbacks outside the committed unit (contract §17).
-    this.outbox.onCommitted(() => this.poke());
-    this.outbox.setClaimant(this);
+    await super.onApplicationBootstrap();
     if (!(await this.adminConfig.webhookSigningKey())) {
       this.logger.warn(
         'No webhook signing key (WEBHOOK_SIGNING_KEY or admin config): webhooks are sent unsigned.',
       );
     }
-    this.schedule();
   }
 
   /**
-   * Stops claiming; lets the sends in flight finish for a few seconds, then interrupts them (their
-   * attempt is logged as interrupted and retried by any replica), so shutdown stays within 10 s
-   * (contract §17) even when a receiver hangs.
+   * Once the pass stops claiming (the job's shutdown): lets the sends in flight finish for a few
+   * seconds, then interrupts them (their attempt is logged as interrupted and retried by any
+   * replica), so shutdown stays within 10 s (contract §17) even when a receiver hangs.
    */
-  async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.outbox.setClaimant(null);
-    const passStopped = this.passes.stop(); // no new claims; resolves when the pass in progress ends
-    const stopped = Promise.all([passStopped, ...this.direct]);
-    if (!this.passes.running && this.direct.size === 0) return;
+  protected override async stopWork(passEnded: Promise<void>): Promise<void> {
+    const stopped = Promise.all([passEnded, ...this.direct]);
     let grace: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       stopped.then(() => true),
@@ -90,20 +78,15 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     await stopped;
   }
 
-  /** Before start-up and once shutdown began: no pass claims anything. */
-  private get idle(): boolean {
-    return !this.started || this.passes.stopped;
-  }
-
-  /** A claim for deliveries about to be written (see {@link Claimant}); none once stopping. */
-  claim(now: Date): { token: string; until: Date } | null {
-    if (this.idle) return null;
+  /** A claim for deliveries about to be written; none before start-up or once stopping. */
+  claim(now: Date): DeliveryClaim | null {
+    if (!this.active) return null;
     return { token: this.nextToken(), until: new Date(now.getTime() + this.config.dispatchLeaseMs) };
   }
 
   /** Sends deliveries claimed at insert, now that they are committed. */
   take({ event, deliveries }: ClaimedAtInsert): void {
-    if (this.idle) return; // stopping: their lease runs out and a pass takes them over
+    if (!this.active) return; // stopping: their lease runs out and a pass takes them over
     const sending = Promise.all(deliveries.map((d) => this.deliver(d, event)))
       .then(() => undefined)
       .catch((error: unknown) => this.logger.error(`Direct delivery failed: ${String(error)}`))
@@ -111,50 +94,27 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     this.direct.add(sending);
   }
 
+  /** Runs a pass soon (after a commit that recorded unclaimed deliveries, or a redelivery). */
+  poke(): void {
+    this.runSoon();
+  }
+
+  /**
+   * One pass now, after the pass already running in this process (never beside it); resolves
+   * when it has ended.
+   */
+  dispatchDue(): Promise<void> {
+    return this.runNow();
+  }
+
   private nextToken(): string {
     return `${this.workerId}#${++this.claims}`.slice(-64);
   }
 
-  /** Runs a pass soon (after a commit that recorded events). */
-  poke(): void {
-    if (this.idle) return;
-    if (this.passes.running) {
-      this.again = true;
-      return;
-    }
-    this.dispatchDue().catch((error: unknown) => this.logger.error(`Dispatch failed: ${String(error)}`));
-  }
-
-  /**
-   * One pass: claims due deliveries in batches and sends them until none is due. Waits for a
-   * pass already running in this process instead of overlapping it. Returns how many were sent.
-   */
-  dispatchDue(): Promise<number> {
-    return this.passes
-      .runAfter(() => this.drain())
-      .finally(() => {
-        if (this.again && !this.idle) {
-          this.again = false;
-          this.poke();
-        }
-      });
-  }
-
-  private schedule(): void {
-    if (this.idle) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (this.passes.running) this.again = true;
-      else this.poke();
-      this.schedule();
-    }, this.config.dispatchIntervalMs);
-    this.timer.unref();
-  }
-
-  private async drain(): Promise<number> {
-    let total = 0;
+  /** One pass: claims due deliveries in batches and sends them until none is due. */
+  protected async runOnce(): Promise<void> {
     for (;;) {
-      if (this.idle) return total; // shutting down: finish what is in flight, claim nothing new
+      if (!this.active) return; // shutting down: finish what is in flight, claim nothing new
       const token = this.nextToken();
       const now = new Date();
       const claimed = await this.deliveries.claimDue(
@@ -163,7 +123,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
         new Date(now.getTime() + this.config.dispatchLeaseMs),
         BATCH_SIZE,
       );
-      if (claimed.length === 0) return total;
+      if (claimed.length === 0) return;
       const events = new Map(
         (await this.deliveries.eventsByRowIds([...new Set(claimed.map((d) => d.eventRowId))])).map((e) => [
           e.id,
@@ -171,8 +131,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
         ]),
       );
       await Promise.all(claimed.map((d) => this.deliver(d, events.get(d.eventRowId))));
-      total += claimed.length;
-      if (claimed.length < BATCH_SIZE) return total;
+      if (claimed.length < BATCH_SIZE) return;
     }
   }
 

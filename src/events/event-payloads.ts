@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { DeliveriesRepository } from './deliveries.repository';
-import { DispatcherService } from './dispatcher.service';
+import { DELIVERY_DISPATCH, type DeliveryDispatch } from './delivery-dispatch';
 import { OutboxEvent } from './event.entity';
 import { WebhookSender } from './webhooks/webhook-sender';
 
@@ -25,7 +25,7 @@ export class EventPayloads {
     @InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>,
     private readonly sender: WebhookSender,
     private readonly deliveries: DeliveriesRepository,
-    private readonly dispatcher: DispatcherService,
+    @Inject(DELIVERY_DISPATCH) private readonly dispatch: DeliveryDispatch,
   ) {}
 
   /** An event's webhook body, signed (the events feed, contract §18). */
@@ -63,7 +63,7 @@ export class EventPayloads {
    */
   async resend(event: OutboxEvent, url: string): Promise<string> {
     const id = await this.deliveries.addWebhookDelivery(event, url, new Date());
-    this.dispatcher.poke();
+    this.dispatch.poke();
     return id;
   }
 }

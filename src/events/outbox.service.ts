@@ -1,61 +1,32 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { bulkInsert } from '../database/bulk-insert';
 import { insertRow } from '../database/single-row';
 import { UnitOfWork } from '../database/unit-of-work';
 import { Delivery, newDeliveryRow } from './delivery.entity';
+import { DELIVERY_DISPATCH, type DeliveryDispatch } from './delivery-dispatch';
 import type { EventEnvelope } from './event-envelope';
 import { OutboxEvent } from './event.entity';
 
 /** Rows per multi-row INSERT in `recordMany` (well under SQLite's bound-parameter limit). */
 const BULK_ROWS = 500;
 
-/** Deliveries written already claimed by this process's dispatcher, with their event. */
-export interface ClaimedAtInsert {
-  event: OutboxEvent;
-  deliveries: Delivery[];
-}
-
-/**
- * The dispatcher, seen from the outbox (issue #13): the deliveries of an event recorded here are
- * written claimed by it, so right after the commit it sends them without claiming them in the
- * database first. Should this process die first, the claim's lease runs out and any replica's
- * regular pass takes them over.
- */
-export interface Claimant {
-  /** A fresh claim token and its lease, or null while the dispatcher does not take new work. */
-  claim(now: Date): { token: string; until: Date } | null;
-  /** Called once the unit that wrote them has committed. */
-  take(claimed: ClaimedAtInsert): void;
-}
-
 /**
  * The transactional outbox (contract §6): `record` is called inside the DB transaction that changes
  * the subject's state, so the change, its event and one delivery row per planned channel and
- * target commit together — or not at all. The dispatcher sends them after the commit. What an
- * event says and whom it goes to is the producer's business (an {@link EventEnvelope}).
+ * target commit together — or not at all. The dispatcher (the injected {@link DeliveryDispatch})
+ * sends them after the commit. What an event says and whom it goes to is the producer's business
+ * (an {@link EventEnvelope}).
  */
 @Injectable()
 export class OutboxService {
-  private readonly commitListeners: (() => void)[] = [];
-  /** Registered with the unit of work that records deliveries: runs once it has committed. */
-  private readonly committed = (): void => {
-    for (const listener of this.commitListeners) listener();
-  };
+  /** Registered with the unit of work that records unclaimed deliveries: runs once it has committed. */
+  private readonly committed = (): void => this.dispatch.poke();
 
-  private claimant: Claimant | null = null;
-
-  constructor(private readonly uow: UnitOfWork) {}
-
-  /** The dispatcher registers itself once it runs. */
-  setClaimant(claimant: Claimant | null): void {
-    this.claimant = claimant;
-  }
-
-  /** Called once a unit of work that recorded deliveries has committed (to send them right away). */
-  onCommitted(listener: () => void): void {
-    this.commitListeners.push(listener);
-  }
+  constructor(
+    private readonly uow: UnitOfWork,
+    @Inject(DELIVERY_DISPATCH) private readonly dispatch: DeliveryDispatch,
+  ) {}
 
   async record(manager: EntityManager, envelope: EventEnvelope): Promise<void> {
     const eventRowId = await insertRow(manager, OutboxEvent, eventRow(envelope));
@@ -63,7 +34,7 @@ export class OutboxService {
     const rows = envelope.deliveries.map((p) =>
       newDeliveryRow({ eventRowId, ...p, now: envelope.createdAt }),
     );
-    const claim = this.claimant?.claim(envelope.createdAt) ?? null;
+    const claim = this.dispatch.claim(envelope.createdAt);
     const toSend = claim ? rows.filter((row) => row.status === 'pending') : [];
     // In the planned order: a claimed row alone (its generated id is then exact: the ids of a
     // multi-row INSERT need not be consecutive), the others together.
@@ -80,9 +51,8 @@ export class OutboxService {
     }
     if (others.length > 0) await bulkInsert(manager, Delivery, others);
     if (toSend.length > 0) {
-      const claimant = this.claimant!;
       const event = Object.assign(new OutboxEvent(), { id: eventRowId, ...eventRow(envelope) });
-      this.uow.afterCommit(() => claimant.take({ event, deliveries: toSend as Delivery[] }));
+      this.uow.afterCommit(() => this.dispatch.take({ event, deliveries: toSend as Delivery[] }));
     }
     if (rows.some((row) => row.status === 'pending' && !toSend.includes(row))) {
       this.uow.afterCommit(this.committed);

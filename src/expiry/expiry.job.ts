@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { IntervalJob } from '../common/jobs/interval-job';
-import { AppConfig } from '../config/app-config';
 import { ExpiryService } from './expiry.service';
 
 export const EXPIRY_INTERVAL_NAME = 'expiry-sweep';
@@ -12,16 +10,8 @@ export const EXPIRY_INTERVAL_NAME = 'expiry-sweep';
  */
 @Injectable()
 export class ExpiryJob extends IntervalJob {
-  constructor(
-    private readonly expiry: ExpiryService,
-    private readonly config: AppConfig,
-    scheduler: SchedulerRegistry,
-  ) {
-    super(EXPIRY_INTERVAL_NAME, scheduler);
-  }
-
-  protected intervalMs(): number {
-    return this.config.expirySweepSeconds * 1000;
+  constructor(private readonly expiry: ExpiryService) {
+    super(EXPIRY_INTERVAL_NAME, (config) => config.expirySweepSeconds * 1000);
   }
 
   protected async runOnce(): Promise<void> {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { IntervalJob } from '../common/jobs/interval-job';
 import { IdempotencyService } from './idempotency.service';
 
@@ -8,15 +7,8 @@ const SWEEP_INTERVAL_MS = 15 * 60 * 1000;
 /** Every 15 minutes each replica deletes the keys older than 24 h (contract §11); overlap is harmless. */
 @Injectable()
 export class IdempotencySweepJob extends IntervalJob {
-  constructor(
-    private readonly idempotency: IdempotencyService,
-    scheduler: SchedulerRegistry,
-  ) {
-    super('idempotency-key-sweep', scheduler);
-  }
-
-  protected intervalMs(): number {
-    return SWEEP_INTERVAL_MS;
+  constructor(private readonly idempotency: IdempotencyService) {
+    super('idempotency-key-sweep', () => SWEEP_INTERVAL_MS);
   }
 
   protected async runOnce(): Promise<void> {

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { IntervalJob } from '../common/jobs/interval-job';
-import { AppConfig } from '../config/app-config';
 import { AttemptSettlement } from './attempt-settlement';
 
 export const RECONCILE_INTERVAL_NAME = 'payment-reconcile';
@@ -12,16 +10,8 @@ export const RECONCILE_INTERVAL_NAME = 'payment-reconcile';
  */
 @Injectable()
 export class ReconcilerJob extends IntervalJob {
-  constructor(
-    private readonly settlement: AttemptSettlement,
-    private readonly config: AppConfig,
-    scheduler: SchedulerRegistry,
-  ) {
-    super(RECONCILE_INTERVAL_NAME, scheduler);
-  }
-
-  protected intervalMs(): number {
-    return this.config.paymentReconcileSeconds * 1000;
+  constructor(private readonly settlement: AttemptSettlement) {
+    super(RECONCILE_INTERVAL_NAME, (config) => config.paymentReconcileSeconds * 1000);
   }
 
   protected async runOnce(): Promise<void> {

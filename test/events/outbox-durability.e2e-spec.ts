@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { DeliveriesRepository } from '../../src/events/deliveries.repository';
 import { Delivery } from '../../src/events/delivery.entity';
 import { TransactionEvents } from '../../src/transactions/events/transaction-events';
-import { OutboxService } from '../../src/events/outbox.service';
+import { DELIVERY_DISPATCH, NO_DELIVERY_DISPATCH } from '../../src/events/delivery-dispatch';
 import { Transaction } from '../../src/transactions/transaction.entity';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
@@ -41,6 +41,9 @@ async function recordPaidEvents(
     ]);
   });
 }
+
+/** The outbox of this app writes every delivery unclaimed; its dispatcher's passes still run. */
+const WRITES_UNCLAIMED = { provide: DELIVERY_DISPATCH, useValue: NO_DELIVERY_DISPATCH };
 
 describe('outbox durability', () => {
   it('delivers after an app restart in the middle of its retries', async () => {
@@ -104,13 +107,13 @@ describe('outbox durability', () => {
   });
 
   it('lets a worker that stalled past its lease log its attempt, but not release or overwrite the claim taken since', async () => {
-    const t = await startApp({ env: FAST_DELIVERY_ENV });
+    // The row is worker B's, not this process's: its outbox writes deliveries unclaimed.
+    const t = await startApp({ env: FAST_DELIVERY_ENV, overrides: [WRITES_UNCLAIMED] });
     try {
       const s = await seedBasics(t);
       const sessionId = await createTransaction(t, s);
       const farFuture = new Date(Date.now() + 3600_000);
       const ds = dataSourceOf(t);
-      t.app.get(OutboxService).setClaimant(null); // the row is worker B's, not this process's
       // Worker B holds the claim now (its lease runs far ahead, so this app's dispatcher keeps away).
       await unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
@@ -153,14 +156,13 @@ describe('outbox durability', () => {
 
   it('takes over a delivery claimed by a worker that died, once its lease runs out', async () => {
     const hook = await HttpReceiver.start();
-    const t = await startApp({ env: FAST_DELIVERY_ENV });
+    // This process's dispatcher must not claim the row as it is written (it would send it right
+    // after the commit): the row belongs to the dead worker below. Its passes still run.
+    const t = await startApp({ env: FAST_DELIVERY_ENV, overrides: [WRITES_UNCLAIMED] });
     try {
       const s = await seedBasics(t);
       const sessionId = await createTransaction(t, s);
       const leaseEnd = new Date(Date.now() + 3000);
-      // This process's dispatcher must not claim the row as it is written (it would send it right
-      // after the commit): the row belongs to the dead worker below.
-      t.app.get(OutboxService).setClaimant(null);
       // A worker claimed the row and died before sending it: its claim is committed with the event.
       await unitOf(t).run(async (manager) => {
         const tx = await manager.getRepository(Transaction).findOneByOrFail({ sessionId });
