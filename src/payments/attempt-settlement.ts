@@ -84,7 +84,8 @@ export class AttemptSettlement {
     });
     if (settled) return settled;
     const now = (await this.transactions.findById(target.id)) ?? target;
-    if (now.attemptInFlight !== attempt.referenceNumber) await this.reportIfNeverSettled(attempt, now, answer);
+    if (now.attemptInFlight !== attempt.referenceNumber)
+      await this.reportIfNeverSettled(attempt, now, answer);
     return now;
   }
 

@@ -133,7 +133,14 @@ export class PaymentsService {
     const { charge, keep } = await this.chargeFor(request.payWith, opened, gateway);
 
     const { attempt, transaction } = await this.claim(opened, keep);
-    const answer = await this.callGateway(adapter, gateway, attempt, transaction.operation, charge, keep.save);
+    const answer = await this.callGateway(
+      adapter,
+      gateway,
+      attempt,
+      transaction.operation,
+      charge,
+      keep.save,
+    );
     await this.recordAnswer(attempt, answer);
     return {
       transaction: await this.settle(attempt, answer, transaction),
