@@ -119,6 +119,10 @@ export class PaymentsService {
     return { transaction: await this.expiredIfDue(tx), gateway };
   }
 
+  /**
+   * One payment attempt: checks that the transaction can be paid here and with this card, then
+   * claim, call the gateway, record its answer, settle (see the class).
+   */
   async attempt(sessionId: string, request: AttemptRequest): Promise<AttemptResultView> {
     const { transaction: opened, gateway } = await this.open(sessionId, request.pgCode);
     if (request.sandboxOnly && !isSandbox(gateway)) {
