@@ -78,6 +78,7 @@ export class AttemptSettlement {
       });
       if (!change) return null;
       await this.attempts.markSettled(attempt.referenceNumber, manager);
+      // Saved before the event, which carries it (the webhook's `token`).
       const card = await this.cardOf(attempt, answer, change.transaction, manager);
       await this.transitions.record(manager, change, card ? { ...details, card: toCardDto(card) } : details);
       return change.transaction;
