@@ -55,6 +55,9 @@ export const unitTimeLimitMs = (queryTimeoutMs: number): number =>
  * statement still waiting then is cut. Then 503. A COMMIT that got no answer in time is like one whose
  * connection was lost: it may have committed, so it is not run again (503).
  *
+ * The method that starts a change owns its unit: it calls `run` once and passes `manager` to every
+ * write inside (repositories and services take it explicitly). A `run` inside another unit throws.
+ *
  * On the embedded SQLite database the unit also holds the {@link SqliteGate} from BEGIN to
  * COMMIT, so units run one at a time and no other request's query lands in an open transaction.
  */

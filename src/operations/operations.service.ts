@@ -5,6 +5,7 @@ import { canonicalJson } from '../common/canonical-json';
 import { DomainError } from '../common/errors/domain-errors';
 import { amountProblem, formatAmount, Money, significantDecimals } from '../common/money/money';
 import { CurrenciesService } from '../currencies/currencies.service';
+import { UnitOfWork } from '../database/unit-of-work';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { FollowUpOperation } from '../payments/adapters/gateway-adapter';
 import { GatewayAdapters } from '../payments/adapters/gateway-adapters';
@@ -70,6 +71,7 @@ export class OperationsService {
     private readonly adapters: GatewayAdapters,
     private readonly payments: PaymentsService,
     private readonly idempotency: IdempotencyService,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async run(principal: Principal, body: unknown, trackingKey?: string): Promise<OperationAnswer> {
@@ -197,17 +199,7 @@ export class OperationsService {
       const now = new Date();
       let hidden: Transaction | null = null;
       if (isPayable(current.state)) {
-        const outcome = await this.transitions.apply(current, {
-          trigger: 'cancel',
-          details: { operation: 'delete', operationAmount: current.amount, result: 'success' },
-          alsoWrite: async (manager, row) => {
-            if (!(await this.transactions.hide(row.id, [row.state], now, manager))) {
-              throw new Error(`Transaction ${row.id} could not be hidden after its cancel`);
-            }
-          },
-          now,
-        });
-        if (outcome.applied) hidden = outcome.transaction;
+        hidden = await this.cancelAndHide(current, now);
       } else if (await this.transactions.hide(current.id, [current.state], now)) {
         hidden = current;
       }
@@ -227,6 +219,27 @@ export class OperationsService {
         throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
       }
     }
+  }
+
+  /**
+   * A payable transaction canceled and hidden in one unit of work; its `canceled` event says
+   * `operation: delete`. Null when another change won.
+   */
+  private cancelAndHide(tx: Transaction, now: Date): Promise<Transaction | null> {
+    return this.uow.run(async (manager) => {
+      const change = await this.transitions.change(manager, tx, { trigger: 'cancel', now });
+      if (!change) return null;
+      const canceled = change.transaction;
+      if (!(await this.transactions.hide(canceled.id, [canceled.state], now, manager))) {
+        throw new Error(`Transaction ${canceled.id} could not be hidden after its cancel`);
+      }
+      await this.transitions.record(manager, change, {
+        operation: 'delete',
+        operationAmount: tx.amount,
+        result: 'success',
+      });
+      return canceled;
+    });
   }
 
   /**

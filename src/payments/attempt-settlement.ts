@@ -4,6 +4,7 @@ import type { Card } from '../cards/card.entity';
 import { toCardDto } from '../cards/card.view';
 import { CardsRepository } from '../cards/cards.repository';
 import { AppConfig } from '../config/app-config';
+import { UnitOfWork } from '../database/unit-of-work';
 import type { EventDetails } from '../transactions/events/event-payload';
 import type { GatewayOperation } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
@@ -46,13 +47,15 @@ export class AttemptSettlement {
     private readonly attempts: PaymentAttemptsRepository,
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /**
-   * Applies a stored answer: the transition (paid, authorized, failed or error) frees the
-   * transaction from the attempt and records its event, in one unit of work with the attempt's
-   * `settled_at`. Idempotent: once settled, a repeat changes nothing and returns the transaction
-   * as it is.
+   * Step 4 of an attempt (see PaymentsService): applies its stored answer. In one unit of work: the
+   * transition (paid, authorized, failed or error), which only the attempt holding the transaction
+   * can make and which frees it; the attempt's `settled_at`; the card saved (contract §15); the
+   * event, carrying that card. Idempotent: once settled, a repeat changes nothing and returns the
+   * transaction as it is.
    */
   async settle(
     attempt: PaymentAttempt,
@@ -67,32 +70,43 @@ export class AttemptSettlement {
       message: responseMessage(answer),
       gatewayResponse: gatewayResponse(answer, attempt.referenceNumber, attempt.pgCode),
     };
-    const outcome = await this.transitions.apply(target, {
-      trigger,
-      settles: attempt.referenceNumber,
-      amounts: trigger === 'attempt_paid' ? { paidAmount: attempt.amount } : undefined,
-      details,
-      alsoWrite: async (manager, row) => {
-        await this.attempts.markSettled(attempt.referenceNumber, manager);
-        // Written before the event, so the payment's webhook carries the card (`token`).
-        const card = await this.cardOf(attempt, answer, row, manager);
-        if (card) details.card = toCardDto(card);
-      },
+    const settled = await this.uow.run(async (manager) => {
+      const change = await this.transitions.change(manager, target, {
+        trigger,
+        settles: attempt.referenceNumber,
+        amounts: trigger === 'attempt_paid' ? { paidAmount: attempt.amount } : undefined,
+      });
+      if (!change) return null;
+      await this.attempts.markSettled(attempt.referenceNumber, manager);
+      // Saved before the event, which carries it (the webhook's `token`).
+      const card = await this.cardOf(attempt, answer, change.transaction, manager);
+      await this.transitions.record(manager, change, card ? { ...details, card: toCardDto(card) } : details);
+      return change.transaction;
     });
-    if (outcome.applied) return outcome.transaction;
-    const now = outcome.transaction ?? target;
-    if (now.attemptInFlight !== attempt.referenceNumber) {
-      // Settled already (by the request or another replica's reconciler), or given up as never
-      // charged while the gateway was still working on it: the latter needs a person.
-      const stored = await this.attempts.findByReference(attempt.referenceNumber);
-      if (stored && stored.settledAt === null) {
-        this.logger.error(
-          { referenceNumber: attempt.referenceNumber, sessionId: now.sessionId, result: answer.result },
-          'A gateway answer arrived for an attempt that no longer holds its transaction',
-        );
-      }
-    }
+    if (settled) return settled;
+    const now = (await this.transactions.findById(target.id)) ?? target;
+    if (now.attemptInFlight !== attempt.referenceNumber)
+      await this.reportIfNeverSettled(attempt, now, answer);
     return now;
+  }
+
+  /**
+   * An attempt that no longer holds its transaction was settled already (by the request or another
+   * replica's reconciler), or given up as never charged while the gateway was still working on it:
+   * the latter needs a person.
+   */
+  private async reportIfNeverSettled(
+    attempt: PaymentAttempt,
+    tx: Transaction,
+    answer: StoredAnswer,
+  ): Promise<void> {
+    const stored = await this.attempts.findByReference(attempt.referenceNumber);
+    if (stored && stored.settledAt === null) {
+      this.logger.error(
+        { referenceNumber: attempt.referenceNumber, sessionId: tx.sessionId, result: answer.result },
+        'A gateway answer arrived for an attempt that no longer holds its transaction',
+      );
+    }
   }
 
   /**
@@ -133,9 +147,10 @@ export class AttemptSettlement {
 
   /** Frees the transaction from an attempt the gateway never received (nothing was charged). */
   async release(attempt: PaymentAttempt): Promise<void> {
-    await this.transitions.releaseAttempt(attempt.transactionId, attempt.referenceNumber, (manager) =>
-      this.attempts.markNeverCharged(attempt.referenceNumber, manager),
-    );
+    await this.uow.run(async (manager) => {
+      await this.transitions.release(manager, attempt.transactionId, attempt.referenceNumber);
+      await this.attempts.markNeverCharged(attempt.referenceNumber, manager);
+    });
     this.logger.warn(
       { referenceNumber: attempt.referenceNumber },
       'Released an attempt the gateway never received',

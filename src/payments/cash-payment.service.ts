@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { FieldErrors, ServiceUnavailable } from '../common/errors/domain-errors';
+import { UnitOfWork } from '../database/unit-of-work';
 import { EventPayloads } from '../events/event-payloads';
 import { isCash } from '../gateways/gateway.entity';
 import { isPayable } from '../transactions/transaction-state';
+import type { Transaction } from '../transactions/transaction.entity';
+import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
 import { gatewayResponse, responseMessage } from './gateway-response';
 import { PaymentAttempt } from './payment-attempt.entity';
@@ -25,6 +28,8 @@ export class CashPaymentService {
     private readonly transitions: TransitionService,
     private readonly attempts: PaymentAttemptsRepository,
     private readonly payloads: EventPayloads,
+    private readonly transactions: TransactionsService,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async acknowledge(sessionId: string): Promise<Record<string, unknown>> {
@@ -36,39 +41,47 @@ export class CashPaymentService {
     }
     if (!isPayable(tx.state)) throw notPayable(tx);
     const now = new Date();
-    const attempt = Object.assign(new PaymentAttempt(), {
-      referenceNumber: randomBytes(10).toString('hex').toUpperCase(),
-      transactionId: tx.id,
-      pgCode: gateway.code,
-      ...CASH_RECEIVED,
-      gatewayToken: null,
-      card: null,
-      createdAt: now,
-      completedAt: now,
-      settledAt: now,
-    } satisfies Partial<PaymentAttempt>);
-    const outcome = await this.transitions.apply(tx, {
-      trigger: 'attempt_paid',
-      amounts: { paidAmount: tx.amount },
-      details: {
-        referenceNumber: attempt.referenceNumber,
+    const referenceNumber = randomBytes(10).toString('hex').toUpperCase();
+    const paid = await this.uow.run(async (manager) => {
+      const change = await this.transitions.change(manager, tx, {
+        trigger: 'attempt_paid',
+        amounts: { paidAmount: tx.amount },
+        now,
+      });
+      if (!change) return null;
+      await this.attempts.insert(cashAttempt(referenceNumber, change.transaction, now), manager);
+      await this.transitions.record(manager, change, {
+        referenceNumber,
         result: 'success',
         message: responseMessage(CASH_RECEIVED),
-        gatewayResponse: gatewayResponse(CASH_RECEIVED, attempt.referenceNumber, gateway.code),
-      },
-      alsoWrite: (manager, row) => {
-        Object.assign(attempt, { amount: row.amount, currencyCode: row.currencyCode });
-        return this.attempts.insert(attempt, manager);
-      },
-      now,
+        gatewayResponse: gatewayResponse(CASH_RECEIVED, referenceNumber, gateway.code),
+      });
+      return change.transaction;
     });
-    if (!outcome.applied) {
-      const current = outcome.transaction ?? tx;
+    if (!paid) {
+      const current = (await this.transactions.findById(tx.id)) ?? tx;
       if (current.attemptInFlight) throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
       throw notPayable(current);
     }
-    const payload = await this.payloads.forAttempt(tx.id, attempt.referenceNumber);
+    const payload = await this.payloads.forAttempt(tx.id, referenceNumber);
     if (!payload) throw new ServiceUnavailable();
     return payload;
   }
+}
+
+/** The settled attempt that records a cash acknowledgement of `tx` (as the change left it). */
+function cashAttempt(referenceNumber: string, tx: Transaction, now: Date): PaymentAttempt {
+  return Object.assign(new PaymentAttempt(), {
+    referenceNumber,
+    transactionId: tx.id,
+    pgCode: tx.pgCode,
+    amount: tx.amount,
+    currencyCode: tx.currencyCode,
+    ...CASH_RECEIVED,
+    gatewayToken: null,
+    card: null,
+    createdAt: now,
+    completedAt: now,
+    settledAt: now,
+  } satisfies Partial<PaymentAttempt>);
 }

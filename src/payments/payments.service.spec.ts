@@ -4,6 +4,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { Test } from '@nestjs/testing';
 import { PermissionDenied, ServiceUnavailable } from '../common/errors/domain-errors';
 import type { Gateway } from '../gateways/gateway.entity';
+import { UnitOfWork } from '../database/unit-of-work';
 import { GatewaysService } from '../gateways/gateways.service';
 import { CardFingerprints } from '../cards/card-fingerprints';
 import { numberOnlyDefaults, readNewCard } from '../cards/card-input';
@@ -60,6 +61,8 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
         PaymentsService,
         { provide: CardsRepository, useValue: {} },
         { provide: CardFingerprints, useValue: {} },
+        // One run of each unit, on a manager the fakes ignore.
+        { provide: UnitOfWork, useValue: { run: (work: (manager: unknown) => unknown) => work({}) } },
         { provide: TransactionsService, useValue: { get: () => Promise.resolve(tx) } },
         { provide: GatewaysService, useValue: { findByCode: () => Promise.resolve(gateway) } },
         {
@@ -82,15 +85,9 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
         {
           provide: TransitionService,
           useValue: {
-            claimForAttempt: async (
-              _id: string,
-              reference: string,
-              write: (manager: unknown, row: Transaction) => Promise<void>,
-            ) => {
+            claim: (_manager: unknown, _id: string, reference: string) => {
               steps.push({ step: 'claim' });
-              const row = { ...tx, attemptInFlight: reference };
-              await write({}, row);
-              return row;
+              return Promise.resolve({ ...tx, attemptInFlight: reference });
             },
             expireIfDue: () => Promise.resolve({ transaction: tx }),
           },

@@ -9,7 +9,8 @@ import {
   ServiceUnavailable,
   StateConflict,
 } from '../common/errors/domain-errors';
-import { isSandbox, type Gateway } from '../gateways/gateway.entity';
+import { UnitOfWork } from '../database/unit-of-work';
+import { isSandbox, type Gateway, type GatewayOperation } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Transaction } from '../transactions/transaction.entity';
 import { isPayable, isSavingPaymentType } from '../transactions/transaction-state';
@@ -68,19 +69,26 @@ export class AttemptRefused extends StateConflict {
   }
 }
 
+/** A claimed attempt: its row as written, and the transaction as stored when it was claimed. */
+interface Claimed {
+  attempt: PaymentAttempt;
+  transaction: Transaction;
+}
+
 /**
- * A payment attempt (contract §9), the same for the payment page and the test helper, built so that a
- * gateway outcome is never lost (contract §17):
+ * A payment attempt (contract §9), the same for the payment page, auto-debit and the test helper,
+ * built so that a gateway outcome is never lost (contract §17). {@link attempt} reads as its steps,
+ * one method each:
  *
- * 1. claim: one conditional write makes this the only attempt in flight (payable, before the
- *    deadline, no other attempt), and the attempt row is written with its reference — before the
+ * 1. {@link claim}: one unit of work makes this the only attempt in flight (payable, before the
+ *    deadline, no other attempt) and writes the attempt with its reference number — before the
  *    gateway is called; a second attempt is refused here and sees the real state;
- * 2. ask the gateway (for the amount as stored);
- * 3. store its answer, on its own, at once;
- * 4. settle: the transition and its event, idempotently ({@link AttemptSettlement}).
+ * 2. {@link callGateway}: the adapter charges the amount as stored;
+ * 3. {@link recordAnswer}: its answer is stored, on its own, at once;
+ * 4. {@link settle}: the transition, its event and the card, idempotently ({@link AttemptSettlement}).
  *
  * A crash or a database failure after 1 leaves an unsettled attempt that the reconciler finishes
- * by asking the gateway.
+ * by asking the gateway (steps 3 and 4 through {@link AttemptSettlement.finish}).
  */
 @Injectable()
 export class PaymentsService {
@@ -95,6 +103,7 @@ export class PaymentsService {
     private readonly settlement: AttemptSettlement,
     private readonly cards: CardsRepository,
     private readonly fingerprints: CardFingerprints,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /**
@@ -110,6 +119,10 @@ export class PaymentsService {
     return { transaction: await this.expiredIfDue(tx), gateway };
   }
 
+  /**
+   * One payment attempt: checks that the transaction can be paid here and with this card, then
+   * claim, call the gateway, record its answer, settle (see the class).
+   */
   async attempt(sessionId: string, request: AttemptRequest): Promise<AttemptResultView> {
     const { transaction: opened, gateway } = await this.open(sessionId, request.pgCode);
     if (request.sandboxOnly && !isSandbox(gateway)) {
@@ -124,30 +137,32 @@ export class PaymentsService {
     const { charge, keep } = await this.chargeFor(request.payWith, opened, gateway);
 
     const { attempt, transaction } = await this.claim(opened, keep);
-    const answer = await this.ask(adapter, gateway, attempt, transaction, charge, keep.save);
+    const answer = await this.callGateway(
+      adapter,
+      gateway,
+      attempt,
+      transaction.operation,
+      charge,
+      keep.save,
+    );
+    await this.recordAnswer(attempt, answer);
     return {
-      transaction: await this.settlement.settle(attempt, answer, transaction.operation),
+      transaction: await this.settle(attempt, answer, transaction),
       referenceNumber: attempt.referenceNumber,
       result: answer.result,
     };
   }
 
-  /** The last successful attempt: what capture, void and refund apply to at the gateway. */
   /** Every attempt on a transaction, oldest first (the admin console; the card only as kept: brand, last four). */
   attemptsOf(tx: Transaction): Promise<PaymentAttempt[]> {
     return this.attempts.listForTransaction(tx.id);
   }
 
+  /** The last successful attempt: what capture, void and refund apply to at the gateway. */
   lastSuccessfulAttempt(tx: Transaction): Promise<PaymentAttempt | null> {
     return this.attempts.findLastSuccess(tx.id);
   }
 
-  /**
-   * Step 1: claims the transaction for a new attempt and writes the attempt (pending, with its
-   * reference number) in one unit of work. Refused with the transaction's real state when it is
-   * not payable or another attempt holds it (after waiting a moment for that one to settle). An
-   * attempt found holding it long after its request should have finished is settled first.
-   */
   /**
    * What the gateway charges and what the attempt keeps of the card (contract §15). A typed card is
    * saved when asked to or when the transaction's payment_type says so — only for a customer, on a
@@ -205,93 +220,96 @@ export class PaymentsService {
     };
   }
 
-  private async claim(
-    opened: Transaction,
-    card: AttemptCard,
-  ): Promise<{ attempt: PaymentAttempt; transaction: Transaction }> {
+  /**
+   * Step 1: claims the transaction for a new attempt and writes the attempt (pending, with its
+   * reference number). Refused with the transaction's real state when it is not payable or another
+   * attempt holds it (after waiting a moment for that one to settle). An attempt found holding it
+   * long after its request should have finished is settled first.
+   */
+  private async claim(opened: Transaction, card: AttemptCard): Promise<Claimed> {
     for (let round = 1; ; round++) {
-      const attempt = Object.assign(new PaymentAttempt(), {
-        referenceNumber: randomBytes(10).toString('hex').toUpperCase(),
-        result: 'pending',
-        responseCode: '',
-        gatewayToken: null,
-        card,
-        createdAt: new Date(),
-        completedAt: null,
-        settledAt: null,
-      } satisfies Partial<PaymentAttempt>);
-      const stored = await this.transitions.claimForAttempt(
-        opened.id,
-        attempt.referenceNumber,
-        async (manager, row) => {
-          // The gateway is asked for the amount stored now, never anything the browser sent.
-          Object.assign(attempt, {
-            transactionId: row.id,
-            pgCode: row.pgCode,
-            amount: row.amount,
-            currencyCode: row.currencyCode,
-          });
-          await this.attempts.insert(attempt, manager);
-          // A saved card charged (page or auto-debit) counts as used now, whatever the outcome, and
-          // for the transaction's agreement when it has one (contract §15: most recently used first).
-          if (card.savedCardToken) {
-            await this.cards.recordCharge(
-              manager,
-              card.savedCardToken,
-              row.agreement?.id ?? null,
-              attempt.createdAt,
-            );
-          }
-        },
-      );
-      if (stored) return { attempt, transaction: stored };
-
-      let current = await this.expiredIfDue(await this.transactions.get(opened.sessionId));
-      if (!isPayable(current.state)) throw notPayable(current);
-      if (!current.attemptInFlight) {
-        if (round < CLAIM_ROUNDS) continue; // freed between our write and our read
-        throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
-      }
-      const holder = await this.attempts.findByReference(current.attemptInFlight);
-      if (round === 1 && holder && this.settlement.isOverdue(holder)) {
-        await this.settlement.finish(holder).catch((error: unknown) => {
-          this.logger.warn({ err: error }, 'Could not settle an overdue attempt');
-        });
-        continue;
-      }
-      current = await this.waitWhileHeld(current);
-      if (current.attemptInFlight) throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
-      if (!isPayable(current.state)) throw notPayable(current);
-      // The other attempt was declined or failed: the customer sees that and may try again.
-      throw new AttemptRefused(
-        `Another payment attempt for this transaction just ended in state "${current.state}"; try again.`,
-        current,
-      );
+      const claimed = await this.tryClaim(opened.id, card);
+      if (claimed) return claimed;
+      await this.afterRefusedClaim(opened.sessionId, round);
     }
   }
 
   /**
-   * Steps 2 and 3: the gateway's answer, stored before anything else can fail. When the adapter
-   * fails, the gateway is asked what it did: an attempt it never received is a gateway error
-   * (nothing charged); when it cannot be asked either, the attempt stays pending for the
-   * reconciler and the request answers 503.
+   * One claim, in one unit of work: the conditional write that makes the new attempt the only one
+   * in flight, the attempt row (for the amount stored now, never anything the browser sent), and a
+   * saved card's use. Null when the transaction cannot be claimed.
    */
-  private async ask(
+  private async tryClaim(transactionId: string, card: AttemptCard): Promise<Claimed | null> {
+    const referenceNumber = randomBytes(10).toString('hex').toUpperCase();
+    const now = new Date();
+    return this.uow.run(async (manager) => {
+      const transaction = await this.transitions.claim(manager, transactionId, referenceNumber, now);
+      if (!transaction) return null;
+      const attempt = newAttempt(referenceNumber, transaction, card, now);
+      await this.attempts.insert(attempt, manager);
+      // A saved card charged (page or auto-debit) counts as used now, whatever the outcome, and
+      // for the transaction's agreement when it has one (contract §15: most recently used first).
+      if (card.savedCardToken) {
+        await this.cards.recordCharge(manager, card.savedCardToken, transaction.agreement?.id ?? null, now);
+      }
+      return { attempt, transaction };
+    });
+  }
+
+  /**
+   * After a refused claim: throws {@link AttemptRefused} with the transaction as it is now, or
+   * returns when claiming again may win — the transaction was freed between the claim and this
+   * read (for {@link CLAIM_ROUNDS} rounds), or the attempt holding it was overdue and has been
+   * settled.
+   */
+  private async afterRefusedClaim(sessionId: string, round: number): Promise<void> {
+    let current = await this.expiredIfDue(await this.transactions.get(sessionId));
+    if (!isPayable(current.state)) throw notPayable(current);
+    if (!current.attemptInFlight) {
+      if (round < CLAIM_ROUNDS) return;
+      throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
+    }
+    if (round === 1 && (await this.settledOverdueHolder(current.attemptInFlight))) return;
+    current = await this.waitWhileHeld(current);
+    if (current.attemptInFlight) throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
+    if (!isPayable(current.state)) throw notPayable(current);
+    // The other attempt was declined or failed: the customer sees that and may try again.
+    throw new AttemptRefused(
+      `Another payment attempt for this transaction just ended in state "${current.state}"; try again.`,
+      current,
+    );
+  }
+
+  /** Settles the attempt `referenceNumber` when it is overdue; true when it was (settled or not). */
+  private async settledOverdueHolder(referenceNumber: string): Promise<boolean> {
+    const holder = await this.attempts.findByReference(referenceNumber);
+    if (!holder || !this.settlement.isOverdue(holder)) return false;
+    await this.settlement.finish(holder).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'Could not settle an overdue attempt');
+    });
+    return true;
+  }
+
+  /**
+   * Step 2: the gateway's answer. When the adapter fails, the gateway is asked what it did: an
+   * attempt it never received is a gateway error (nothing charged); when it cannot be asked
+   * either, the attempt stays pending for the reconciler and the request answers 503.
+   */
+  private async callGateway(
     adapter: GatewayAdapter,
     gateway: Gateway,
     attempt: PaymentAttempt,
-    tx: Transaction,
+    operation: GatewayOperation,
     card: PayInput['card'],
     saveCard: boolean,
   ): Promise<StoredAnswer> {
-    let answer: AttemptOutcome;
     try {
-      answer = await adapter.pay({
+      return await adapter.pay({
         gateway,
         referenceNumber: attempt.referenceNumber,
         amount: attempt.amount,
         currencyCode: attempt.currencyCode,
-        operation: tx.operation,
+        operation,
         card,
         saveCard,
       });
@@ -304,10 +322,18 @@ export class PaymentsService {
           return undefined;
         });
       if (known === undefined) throw new ServiceUnavailable();
-      answer = known ?? { result: 'error', responseCode: 'adapter-error' };
+      return known ?? { result: 'error', responseCode: 'adapter-error' };
     }
-    await this.attempts.storeAnswer(attempt.referenceNumber, answer);
-    return answer;
+  }
+
+  /** Step 3: stores the gateway's answer on the attempt, before anything else can fail. */
+  private recordAnswer(attempt: PaymentAttempt, answer: StoredAnswer): Promise<void> {
+    return this.attempts.storeAnswer(attempt.referenceNumber, answer);
+  }
+
+  /** Step 4: the transaction's new state from the stored answer ({@link AttemptSettlement.settle}). */
+  private settle(attempt: PaymentAttempt, answer: StoredAnswer, claimed: Transaction): Promise<Transaction> {
+    return this.settlement.settle(attempt, answer, claimed.operation);
   }
 
   /** Expires a payable transaction whose deadline has passed (refused while an attempt holds it). */
@@ -327,6 +353,24 @@ export class PaymentsService {
     }
     return current;
   }
+}
+
+/** A pending attempt on `tx` as claimed: its amount is the one stored now. */
+function newAttempt(referenceNumber: string, tx: Transaction, card: AttemptCard, now: Date): PaymentAttempt {
+  return Object.assign(new PaymentAttempt(), {
+    referenceNumber,
+    transactionId: tx.id,
+    pgCode: tx.pgCode,
+    amount: tx.amount,
+    currencyCode: tx.currencyCode,
+    result: 'pending',
+    responseCode: '',
+    gatewayToken: null,
+    card,
+    createdAt: now,
+    completedAt: null,
+    settledAt: null,
+  } satisfies Partial<PaymentAttempt>);
 }
 
 export function notPayable(tx: Transaction): AttemptRefused {

@@ -9,7 +9,6 @@ import {
 } from '../attachments/attachments.service';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
-import { UnitOfWork } from '../database/unit-of-work';
 import { ShortLinksService } from '../short-links/short-links.service';
 import type { TransactionBody } from './transaction-body';
 import type { Transaction } from './transaction.entity';
@@ -21,32 +20,20 @@ const NOT_A_FILE = 'The submitted data was not a file. Check the encoding type o
 /**
  * What one create/update request does to the transaction's attachment: keep it (nothing sent),
  * clear it (`null`, or an empty multipart/form value), or replace it with an uploaded file.
- * Carries the file through the request: checked, then staged in storage, then committed (or
- * removed again).
  */
-export class AttachmentChange {
-  staged: StagedAttachment | null = null;
-  /** Storage key of the file this change replaced or cleared, removed after the commit. */
-  replacedKey: string | null = null;
-  private committed = false;
-
-  constructor(
-    readonly kind: 'keep' | 'clear' | 'replace',
-    /** Messages reported under `attachment`, with the other fields' errors. */
-    readonly errors: string[] | null = null,
-    readonly upload: CheckedUpload | null = null,
-  ) {}
-
-  /** True once the database write that applied this change has committed. */
-  get isCommitted(): boolean {
-    return this.committed;
-  }
-
-  /** Registered by {@link TransactionAttachments.apply} with the unit of work: runs at its commit. */
-  readonly markCommitted = (): void => {
-    this.committed = true;
-  };
+export interface AttachmentChange {
+  readonly kind: 'keep' | 'clear' | 'replace';
+  /** Messages reported under `attachment`, with the other fields' errors. */
+  readonly errors: string[] | null;
+  /** The checked file of a `replace` (still in the upload folder). */
+  readonly upload: CheckedUpload | null;
 }
+
+const change = (
+  kind: AttachmentChange['kind'],
+  errors: string[] | null = null,
+  upload: CheckedUpload | null = null,
+): AttachmentChange => ({ kind, errors, upload });
 
 /** The columns the attachment and the short links decide. */
 export type AttachmentColumns = Pick<
@@ -54,10 +41,19 @@ export type AttachmentColumns = Pick<
   'attachmentToken' | 'attachmentName' | 'attachmentShortUrl' | 'checkoutShortUrl'
 >;
 
+/** What {@link TransactionAttachments.write} wrote: the columns, and the file it replaced. */
+export interface AttachmentWrite {
+  columns: AttachmentColumns;
+  /** Storage key of the file this write replaced or cleared: removed once it has committed. */
+  replacedKey: string | null;
+}
+
 /**
  * The transaction side of attachments and short links (contract §4 `attachment`,
- * `shortify_*`; §12): reads the request's file, stores and records it inside the transaction's
- * database write, makes the short links, and removes files nobody points at any more.
+ * `shortify_*`; §12), as steps a create or update calls in order: {@link receive} the request's
+ * file, {@link checked} (its errors with the fields'), {@link stage} it in storage, {@link write}
+ * it inside the caller's unit of work, then {@link committed} (the replaced file goes) or
+ * {@link discard} (the new file goes).
  */
 @Injectable()
 export class TransactionAttachments {
@@ -65,7 +61,6 @@ export class TransactionAttachments {
     private readonly attachments: AttachmentsService,
     private readonly shortLinks: ShortLinksService,
     private readonly config: AppConfig,
-    private readonly uow: UnitOfWork,
   ) {}
 
   /** Reads and checks the `attachment` of a body. Its errors are reported by {@link validate}. */
@@ -74,13 +69,11 @@ export class TransactionAttachments {
     const file = body.files[0];
     if (body.mediaType === 'multipart' && file) {
       const checked = await this.attachments.check(file);
-      return checked.errors
-        ? new AttachmentChange('replace', checked.errors)
-        : new AttachmentChange('replace', null, checked.upload);
+      return checked.errors ? change('replace', checked.errors) : change('replace', null, checked.upload);
     }
-    if (field === undefined) return new AttachmentChange('keep');
-    if (field === null || (body.mediaType !== 'json' && field === '')) return new AttachmentChange('clear');
-    return new AttachmentChange('keep', [body.mediaType === 'multipart' ? NOT_A_FILE : ONLY_MULTIPART]);
+    if (field === undefined) return change('keep');
+    if (field === null || (body.mediaType !== 'json' && field === '')) return change('clear');
+    return change('keep', [body.mediaType === 'multipart' ? NOT_A_FILE : ONLY_MULTIPART]);
   }
 
   /** Whether the transaction will have an attachment (sent now, or stored and kept). */
@@ -90,13 +83,13 @@ export class TransactionAttachments {
   }
 
   /**
-   * Runs the field validation and reports the attachment's errors together with its own. Once
-   * everything is valid, moves the file into storage (before, not inside, the database write).
+   * The result of the fields' `validation`, with the attachment's errors reported together with
+   * the fields' (400), or alone when the fields are valid.
    */
-  async validate<T>(change: AttachmentChange, run: () => Promise<T>): Promise<T> {
+  async checked<T>(change: AttachmentChange, validation: Promise<T>): Promise<T> {
     let result: T;
     try {
-      result = await run();
+      result = await validation;
     } catch (error) {
       if (change.errors && error instanceof FieldErrors) {
         throw new FieldErrors({ ...error.errors, attachment: change.errors });
@@ -104,31 +97,34 @@ export class TransactionAttachments {
       throw error;
     }
     if (change.errors) throw new FieldErrors({ attachment: change.errors });
-    if (change.upload && !change.staged) change.staged = await this.attachments.stage(change.upload);
     return result;
   }
 
+  /** Moves a sent file into storage, once everything is valid (before, not inside, the database write). */
+  stage(change: AttachmentChange): Promise<StagedAttachment | null> {
+    return change.upload ? this.attachments.stage(change.upload) : Promise.resolve(null);
+  }
+
   /**
-   * Inside the database transaction that writes the transaction: records a new file, drops the
-   * record of the one it replaces, makes the short links the flags ask for. Returns the columns.
-   * The change counts as committed once that transaction commits (then {@link settling} removes
-   * the replaced file; otherwise the new one).
+   * Inside the caller's unit of work that writes the transaction: records the staged file, drops
+   * the record of the one it replaces, makes the short links the flags ask for. Returns the
+   * columns, and the replaced file for {@link committed}.
    */
-  async apply(
+  async write(
     manager: EntityManager,
     change: AttachmentChange,
+    staged: StagedAttachment | null,
     stored: Pick<Transaction, 'sessionId'> & AttachmentColumns,
     wanted: Partial<Pick<Transaction, 'shortifyAttachmentUrl' | 'shortifyCheckoutUrl'>>,
-  ): Promise<AttachmentColumns> {
-    this.uow.afterCommit(change.markCommitted); // never runs if this write rolls back
-    change.replacedKey = null;
+  ): Promise<AttachmentWrite> {
+    let replacedKey: string | null = null;
     let token = stored.attachmentToken ?? null;
     let name = stored.attachmentName ?? null;
-    if (change.kind !== 'keep' && token) change.replacedKey = await this.attachments.detach(manager, token);
+    if (change.kind !== 'keep' && token) replacedKey = await this.attachments.detach(manager, token);
     if (change.kind === 'clear') token = name = null;
-    if (change.staged) {
-      await this.attachments.record(manager, change.staged);
-      ({ token, fileName: name } = change.staged);
+    if (staged) {
+      await this.attachments.record(manager, staged);
+      ({ token, fileName: name } = staged);
     }
     const base = this.config.publicBaseUrl;
     let attachmentShortUrl = '';
@@ -144,23 +140,18 @@ export class TransactionAttachments {
         stored.checkoutShortUrl ||
         (await this.shortLinks.create(checkoutUrl(base, stored.sessionId), manager));
     }
-    return { attachmentToken: token, attachmentName: name, attachmentShortUrl, checkoutShortUrl };
+    const columns = { attachmentToken: token, attachmentName: name, attachmentShortUrl, checkoutShortUrl };
+    return { columns, replacedKey };
   }
 
-  /**
-   * Runs a create/update with the change and then tidies its files: after a commit the replaced
-   * file goes; otherwise the new one (staged or still in the upload folder) does.
-   */
-  async settling<T>(change: AttachmentChange, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } finally {
-      if (change.isCommitted) {
-        if (change.replacedKey) await this.attachments.deleteStored(change.replacedKey);
-      } else {
-        if (change.staged) await this.attachments.deleteStored(change.staged.storageKey);
-        if (change.upload) await rm(change.upload.tempPath, { force: true });
-      }
-    }
+  /** After the write committed: removes the file it replaced or cleared. */
+  async committed(write: AttachmentWrite): Promise<void> {
+    if (write.replacedKey) await this.attachments.deleteStored(write.replacedKey);
+  }
+
+  /** After a create/update that wrote nothing: removes the sent file, staged or still uploaded. */
+  async discard(change: AttachmentChange, staged: StagedAttachment | null): Promise<void> {
+    if (staged) await this.attachments.deleteStored(staged.storageKey);
+    if (change.upload) await rm(change.upload.tempPath, { force: true });
   }
 }

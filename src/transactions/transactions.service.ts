@@ -17,7 +17,12 @@ import { mergeRequestFields, toRequestFields } from './request-fields';
 import { columnsFromInput } from './transaction-columns';
 import { toTransactionDto } from './transaction.mapper';
 import { isPayable, PAYABLE_STATES, type TransactionState } from './transaction-state';
-import { AttachmentChange, TransactionAttachments } from './transaction-attachment';
+import type { StagedAttachment } from '../attachments/attachments.service';
+import {
+  type AttachmentChange,
+  type AttachmentWrite,
+  TransactionAttachments,
+} from './transaction-attachment';
 import { TransactionValidator } from './transaction-validator';
 import { TransactionsRepository } from './transactions.repository';
 
@@ -32,7 +37,9 @@ export const ATTEMPT_HOLDS_IT = 'A payment attempt for this transaction is in pr
 /** Thrown inside an update's database transaction when the row changed meanwhile. */
 const NOT_WRITTEN = new Error('not written');
 
-/** Create, update and retrieve (contract §4). */
+/** A request's fields as the validator accepted them, with their gateway and currency. */
+type ValidatedInput = Awaited<ReturnType<TransactionValidator['validate']>>;
+
 export interface UpdateOptions {
   /** The ETag the caller read (If-Match): a stale one is refused with 412. */
   ifMatch?: string;
@@ -48,6 +55,7 @@ function visibleTo(caller: Principal | undefined, tx: Transaction): boolean {
   return !caller || mayUseGateway(caller, tx.pgCode);
 }
 
+/** Create, update and retrieve (contract §4). */
 @Injectable()
 export class TransactionsService {
   constructor(
@@ -61,131 +69,135 @@ export class TransactionsService {
     private readonly uow: UnitOfWork,
   ) {}
 
+  /**
+   * Creates a transaction (contract §4) with its `created` event and its attachment, in one unit of
+   * work; the attachment's file is staged before it and removed again when nothing was written.
+   */
   async create(principal: Principal, body: TransactionBody): Promise<TransactionView> {
     const attachment = await this.attachments.receive(body);
-    return this.attachments.settling(attachment, () => this.createWith(principal, body, attachment));
+    let staged: StagedAttachment | null = null;
+    let created: { tx: Transaction; write: AttachmentWrite };
+    let input: ValidatedInput;
+    try {
+      input = await this.attachments.checked(
+        attachment,
+        this.validator.validate(body.fields, {
+          principal,
+          hasAttachment: this.attachments.hasAttachment(attachment, null),
+        }),
+      );
+      staged = await this.attachments.stage(attachment);
+      created = await this.insert(newTransaction(principal, input), attachment, staged);
+    } catch (error) {
+      await this.attachments.discard(attachment, staged);
+      throw error;
+    }
+    await this.attachments.committed(created.write);
+    return this.view(created.tx, { gateway: input.gateway, digits: input.currency.digits });
   }
 
-  private async createWith(
-    principal: Principal,
-    body: TransactionBody,
+  /** Inserts `draft` with its attachment and its `created` event, in one unit of work. */
+  private async insert(
+    draft: Transaction,
     attachment: AttachmentChange,
-  ): Promise<TransactionView> {
-    const { dto, gateway, currency } = await this.attachments.validate(attachment, () =>
-      this.validator.validate(body.fields, {
-        principal,
-        hasAttachment: this.attachments.hasAttachment(attachment, null),
-      }),
-    );
-    const now = new Date();
-    const columns = columnsFromInput(dto, gateway.operation);
-    const draft = Object.assign(new Transaction(), columns, {
-      sessionId: randomBytes(20).toString('hex'),
-      state: 'created',
-      version: 1,
-      liveOrderNo: columns.orderNo ?? null,
-      checkoutShortUrl: '',
-      attachmentShortUrl: '',
-      attachmentToken: null,
-      attachmentName: null,
-      initiatorId: principal.kind === 'user' ? principal.userId : null,
-      apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : null,
-      remarks: null,
-      paidAmount: '0',
-      capturedAmount: '0',
-      refundedAmount: '0',
-      voidedAmount: '0',
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
-      attemptInFlight: null,
-      eventSequence: 1, // its `created` event, recorded in the same unit
-      deletedAt: null,
-      qrCodeToken: columns.qrCodeToken ?? null,
-    } satisfies Partial<Transaction>);
-    let tx = draft;
+    staged: StagedAttachment | null,
+  ): Promise<{ tx: Transaction; write: AttachmentWrite }> {
     try {
-      await this.uow.run(async (manager) => {
+      return await this.uow.run(async (manager) => {
+        const write = await this.attachments.write(manager, attachment, staged, draft, draft);
         // Built afresh on every run of the unit (a retried run starts from the draft again).
-        tx = Object.assign(new Transaction(), draft);
-        Object.assign(tx, await this.attachments.apply(manager, attachment, draft, draft));
+        const tx = Object.assign(new Transaction(), draft, write.columns);
         await this.transactions.insert(tx, manager);
         await this.events.recordCreated(manager, tx);
+        return { tx, write };
       });
     } catch (error) {
       throw translateUniqueViolation(error);
     }
-    return this.view(tx, { gateway, digits: currency.digits });
   }
 
   /**
    * PATCH (`partial`: sent fields change, the rest stay) or PUT (`full`: the body is the whole
-   * input, optional fields left out go back to their defaults) — contract §4, §16.
+   * input, optional fields left out go back to their defaults) — contract §4, §16. Read, validate
+   * and write only if the row has not changed meanwhile; otherwise read again (a few rounds).
    */
   async update(
     sessionId: string,
     principal: Principal,
     body: TransactionBody,
-    options: UpdateOptions = { mode: 'partial' },
+    { ifMatch, mode }: UpdateOptions = { mode: 'partial' },
   ): Promise<TransactionView> {
     const attachment = await this.attachments.receive(body);
-    return this.attachments.settling(attachment, () =>
-      this.updateWith(sessionId, principal, body, attachment, options),
-    );
+    let staged: StagedAttachment | null = null;
+    let updated: { tx: Transaction; write: AttachmentWrite; input: ValidatedInput };
+    try {
+      for (let round = 1; ; round++) {
+        const tx = await this.get(sessionId);
+        if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(tx))) throw new PreconditionFailed();
+        if (!isPayable(tx.state)) {
+          throw new StateConflict(`A transaction in state "${tx.state}" can no longer be updated.`);
+        }
+        // The gateway is charging the stored amount right now (contract §17).
+        if (tx.attemptInFlight) throw new StateConflict(ATTEMPT_HOLDS_IT);
+        const merged = mode === 'full' ? body.fields : mergeRequestFields(toRequestFields(tx), body.fields);
+        const input = await this.attachments.checked(
+          attachment,
+          this.validator.validate(merged, {
+            principal,
+            existingId: tx.id,
+            hasAttachment: this.attachments.hasAttachment(attachment, tx),
+          }),
+        );
+        staged ??= await this.attachments.stage(attachment);
+        const written = await this.writeIfCurrent(tx, input, attachment, staged);
+        if (written) {
+          updated = { ...written, input };
+          break;
+        }
+        // Another writer changed the row between our read and write: read again and decide again.
+        if (ifMatch !== undefined) throw new PreconditionFailed();
+        if (round >= UPDATE_ATTEMPTS)
+          throw new StateConflict('The transaction is being changed by another request; retry.');
+      }
+    } catch (error) {
+      await this.attachments.discard(attachment, staged);
+      throw error;
+    }
+    await this.attachments.committed(updated.write);
+    return this.view(updated.tx, { gateway: updated.input.gateway, digits: updated.input.currency.digits });
   }
 
-  private async updateWith(
-    sessionId: string,
-    principal: Principal,
-    body: TransactionBody,
+  /**
+   * Writes the validated input and the attachment over `tx` in one unit of work, only while the row
+   * is still at the version read, payable and not held by an attempt. Null (nothing written) when
+   * it has changed meanwhile.
+   */
+  private async writeIfCurrent(
+    tx: Transaction,
+    { dto, gateway }: ValidatedInput,
     attachment: AttachmentChange,
-    { ifMatch, mode }: UpdateOptions,
-  ): Promise<TransactionView> {
-    for (let attempt = 1; ; attempt++) {
-      const tx = await this.get(sessionId);
-      if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(tx))) throw new PreconditionFailed();
-      if (!isPayable(tx.state)) {
-        throw new StateConflict(`A transaction in state "${tx.state}" can no longer be updated.`);
-      }
-      // The gateway is charging the stored amount right now (contract §17).
-      if (tx.attemptInFlight) throw new StateConflict(ATTEMPT_HOLDS_IT);
-      const merged = mode === 'full' ? body.fields : mergeRequestFields(toRequestFields(tx), body.fields);
-      const { dto, gateway, currency } = await this.attachments.validate(attachment, () =>
-        this.validator.validate(merged, {
-          principal,
-          existingId: tx.id,
-          hasAttachment: this.attachments.hasAttachment(attachment, tx),
-        }),
-      );
-      const columns = columnsFromInput(dto, gateway.operation);
-      const now = new Date();
-      const changes: Partial<Transaction> = {
-        ...columns,
-        liveOrderNo: columns.orderNo ?? null,
-        updatedAt: now,
-        expiresAt: new Date(tx.createdAt.getTime() + columns.expirationSeconds! * 1000),
-      };
-      let written: boolean;
-      try {
-        written = await this.uow.run(async (manager) => {
-          Object.assign(changes, await this.attachments.apply(manager, attachment, tx, columns));
-          if (await this.transactions.updateIfCurrent(tx.id, tx.version, PAYABLE_STATES, changes, manager)) {
-            return true;
-          }
-          throw NOT_WRITTEN; // roll back what apply() wrote
-        });
-      } catch (error) {
-        if (error !== NOT_WRITTEN) throw translateUniqueViolation(error);
-        written = false;
-      }
-      if (written) {
-        const updated = Object.assign(tx, changes, { version: tx.version + 1 });
-        return this.view(updated, { gateway, digits: currency.digits });
-      }
-      // Another writer changed the row between our read and write: re-read and decide again.
-      if (ifMatch !== undefined) throw new PreconditionFailed();
-      if (attempt >= UPDATE_ATTEMPTS)
-        throw new StateConflict('The transaction is being changed by another request; retry.');
+    staged: StagedAttachment | null,
+  ): Promise<{ tx: Transaction; write: AttachmentWrite } | null> {
+    const columns = columnsFromInput(dto, gateway.operation);
+    const base: Partial<Transaction> = {
+      ...columns,
+      liveOrderNo: columns.orderNo ?? null,
+      updatedAt: new Date(),
+      expiresAt: new Date(tx.createdAt.getTime() + columns.expirationSeconds! * 1000),
+    };
+    try {
+      return await this.uow.run(async (manager) => {
+        const write = await this.attachments.write(manager, attachment, staged, tx, columns);
+        const changes = { ...base, ...write.columns };
+        if (!(await this.transactions.updateIfCurrent(tx.id, tx.version, PAYABLE_STATES, changes, manager))) {
+          throw NOT_WRITTEN; // roll back what the attachment wrote
+        }
+        const updated = Object.assign(new Transaction(), tx, changes, { version: tx.version + 1 });
+        return { tx: updated, write };
+      });
+    } catch (error) {
+      if (error === NOT_WRITTEN) return null;
+      throw translateUniqueViolation(error);
     }
   }
 
@@ -283,6 +295,36 @@ export class TransactionsService {
       etag: etagOf(tx),
     };
   }
+}
+
+/** A new transaction from validated input: `created`, its deadline counted from now. */
+function newTransaction(principal: Principal, { dto, gateway }: ValidatedInput): Transaction {
+  const now = new Date();
+  const columns = columnsFromInput(dto, gateway.operation);
+  return Object.assign(new Transaction(), columns, {
+    sessionId: randomBytes(20).toString('hex'),
+    state: 'created',
+    version: 1,
+    liveOrderNo: columns.orderNo ?? null,
+    checkoutShortUrl: '',
+    attachmentShortUrl: '',
+    attachmentToken: null,
+    attachmentName: null,
+    initiatorId: principal.kind === 'user' ? principal.userId : null,
+    apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : null,
+    remarks: null,
+    paidAmount: '0',
+    capturedAmount: '0',
+    refundedAmount: '0',
+    voidedAmount: '0',
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(now.getTime() + columns.expirationSeconds! * 1000),
+    attemptInFlight: null,
+    eventSequence: 1, // its `created` event, recorded in the same unit
+    deletedAt: null,
+    qrCodeToken: columns.qrCodeToken ?? null,
+  } satisfies Partial<Transaction>);
 }
 
 function translateUniqueViolation(error: unknown): unknown {

@@ -31,11 +31,17 @@ export interface TransitionInput {
    */
   settles?: string;
   amounts?: AmountChanges;
-  /** What the event carries beside the transaction (operation, amount, reference number...). */
-  details?: EventDetails;
-  /** More writes in the same DB transaction, run only when the change was won. */
-  alsoWrite?: (manager: EntityManager, updated: Transaction) => Promise<void>;
   now?: Date;
+}
+
+/** A change won inside the caller's unit of work, its event not yet recorded. */
+export interface Change {
+  /** The row as the change left it. */
+  transaction: Transaction;
+  /** The state the caller read before the change. */
+  from: TransactionState;
+  trigger: Trigger;
+  event: EventName;
 }
 
 export type TransitionOutcome =
@@ -48,6 +54,10 @@ export type TransitionOutcome =
  * (`… WHERE id = ? AND state IN (allowed) [AND version = ?] [AND expires_at <= ?]`, row count
  * checked) plus its event, in one DB transaction: two concurrent attempts cannot both win, and a
  * change never overwrites a newer state.
+ *
+ * A caller whose change writes more than the row and its event opens the unit of work itself and
+ * calls the two steps in it, with its own writes between them: {@link change} (the conditional
+ * write), then {@link record} (the event). {@link apply} is both steps in a unit of their own.
  */
 @Injectable()
 export class TransitionService {
@@ -59,89 +69,100 @@ export class TransitionService {
   ) {}
 
   /**
-   * Applies `input.trigger` to a transaction (a row just read, or a session id). Returns the updated
-   * row, or `applied: false` with the current row when the table refuses it or another change won.
+   * Applies `input.trigger` to a transaction (a row just read, or a session id) and records its event
+   * (`details`: what the event carries beside the transaction), in one unit of work. Returns the
+   * updated row, or `applied: false` with the current row when the table refuses it or another
+   * change won.
    */
-  async apply(target: Transaction | string, input: TransitionInput): Promise<TransitionOutcome> {
+  async apply(
+    target: Transaction | string,
+    input: TransitionInput & { details?: EventDetails },
+  ): Promise<TransitionOutcome> {
     const tx = typeof target === 'string' ? await this.transactions.findBySessionId(target) : target;
     if (!tx) return { applied: false, transaction: null };
+    const won = await this.uow.run(async (manager) => {
+      const change = await this.change(manager, tx, input);
+      if (change) await this.record(manager, change, input.details);
+      return change;
+    });
+    if (won) return { applied: true, transaction: won.transaction, from: won.from, event: won.event };
+    return { applied: false, transaction: await this.transactions.findById(tx.id) };
+  }
+
+  /**
+   * Step 1, inside the caller's unit of work: the conditional write of `input.trigger` on `tx` (as
+   * the caller read it). Null when the table refuses it or another change won; the caller then
+   * decides on the row as it is now.
+   */
+  async change(manager: EntityManager, tx: Transaction, input: TransitionInput): Promise<Change | null> {
     const rule = ruleFor(input.trigger);
     const from = input.from ? rule.from.filter((s) => input.from!.includes(s)) : rule.from;
     let to: TransactionState;
     if (rule.to === 'same') {
       // The state stays: only a version-guarded read-modify-write knows which state that is.
       if (input.version === undefined) throw new Error(`Trigger "${input.trigger}" needs a version guard`);
-      if (!from.includes(tx.state)) return { applied: false, transaction: tx };
+      if (!from.includes(tx.state)) return null;
       to = tx.state;
     } else {
       to = rule.to;
     }
-    const now = input.now ?? new Date();
-    const changes: Partial<Transaction> = { state: to, updatedAt: now, ...input.amounts };
-    const event = eventFor(input.trigger, to);
-    const guardFrom = rule.to === 'same' ? [to] : from;
-
-    const updated = await this.uow.run(async (manager) => {
-      const won = await this.transactions.transitionIf(
-        tx.id,
-        { from: guardFrom, version: input.version, dueBy: input.dueBy, settles: input.settles },
-        changes,
-        manager,
-      );
-      if (!won) return null;
-      const row = (await this.transactions.findById(tx.id, manager))!;
-      if (input.alsoWrite) await input.alsoWrite(manager, row);
-      await this.events.record(manager, row, event, input.details ?? {});
-      return { row, previous: tx.state };
-    });
-    if (updated) {
-      this.metrics.transitions.inc({ trigger: input.trigger, to });
-      // `from` as this caller saw it: exact unless the row moved between its read and our write.
-      return { applied: true, transaction: updated.row, from: updated.previous, event };
-    }
-    return { applied: false, transaction: await this.transactions.findById(tx.id) };
+    const changes: Partial<Transaction> = { state: to, updatedAt: input.now ?? new Date(), ...input.amounts };
+    const won = await this.transactions.transitionIf(
+      tx.id,
+      {
+        from: rule.to === 'same' ? [to] : from,
+        version: input.version,
+        dueBy: input.dueBy,
+        settles: input.settles,
+      },
+      changes,
+      manager,
+    );
+    if (!won) return null;
+    const transaction = (await this.transactions.findById(tx.id, manager))!;
+    // `from` as this caller saw it: exact unless the row moved between its read and our write.
+    return { transaction, from: tx.state, trigger: input.trigger, event: eventFor(input.trigger, to) };
   }
 
   /**
-   * Claims a payable transaction for one payment attempt, before the gateway is called (contract §17):
-   * in one unit of work, the conditional write that makes the attempt the only one in flight, and
-   * `record` (which writes the attempt, given the transaction as stored). Null when the transaction
-   * is not payable, past its deadline, or held by another attempt.
+   * Step 2, in the same unit as {@link change}: records the change's event with `details` (what it
+   * carries beside the transaction: operation, amount, reference number, card...). Counted in the
+   * metrics once the unit commits.
    */
-  claimForAttempt(
+  async record(manager: EntityManager, change: Change, details: EventDetails = {}): Promise<void> {
+    await this.events.record(manager, change.transaction, change.event, details);
+    const labels = { trigger: change.trigger, to: change.transaction.state };
+    this.uow.afterCommit(() => this.metrics.transitions.inc(labels));
+  }
+
+  /**
+   * Inside the caller's unit of work: claims a payable transaction for one payment attempt before
+   * the gateway is called (contract §17) — the conditional write that makes `referenceNumber` the
+   * only attempt in flight. Returns the transaction as stored (what the attempt charges), or null
+   * when it is not payable, past its deadline, or held by another attempt.
+   */
+  async claim(
+    manager: EntityManager,
     transactionId: string,
     referenceNumber: string,
-    record: (manager: EntityManager, stored: Transaction) => Promise<void>,
     now: Date = new Date(),
   ): Promise<Transaction | null> {
-    return this.uow.run(async (manager) => {
-      const claimed = await this.transactions.claimForAttempt(
-        transactionId,
-        referenceNumber,
-        PAYABLE_STATES,
-        now,
-        manager,
-      );
-      if (!claimed) return null;
-      const stored = (await this.transactions.findById(transactionId, manager))!;
-      await record(manager, stored);
-      return stored;
-    });
+    const claimed = await this.transactions.claimForAttempt(
+      transactionId,
+      referenceNumber,
+      PAYABLE_STATES,
+      now,
+      manager,
+    );
+    return claimed ? this.transactions.findById(transactionId, manager) : null;
   }
 
   /**
-   * Frees a transaction from an attempt that never charged (the gateway does not know it): no state
-   * change, no event. `alsoWrite` records that on the attempt in the same unit of work.
+   * Inside the caller's unit of work: frees a transaction from an attempt that never charged (the
+   * gateway does not know it): no state change, no event. False when that attempt no longer holds it.
    */
-  releaseAttempt(
-    transactionId: string,
-    referenceNumber: string,
-    alsoWrite: (manager: EntityManager) => Promise<void>,
-  ): Promise<void> {
-    return this.uow.run(async (manager) => {
-      await this.transactions.releaseAttempt(transactionId, referenceNumber, manager);
-      await alsoWrite(manager);
-    });
+  release(manager: EntityManager, transactionId: string, referenceNumber: string): Promise<boolean> {
+    return this.transactions.releaseAttempt(transactionId, referenceNumber, manager);
   }
 
   /**
