@@ -1,19 +1,11 @@
-import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
 import type { Principal } from '../auth/principal';
-import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
-import { WebhookPayloadDto } from '../transactions/dto/webhook-payload.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { AutoDebitService } from './auto-debit.service';
 import { AutoDebitDto } from './dto/auto-debit.dto';
+import { PaymentPayloadResponses } from './payment-payload-responses';
 
 const CHARGE_DESCRIPTION =
   'Runs the same attempt as the payment page, without the customer. Answers with the webhook ' +
@@ -23,18 +15,11 @@ const CHARGE_DESCRIPTION =
 
 /** The documented answers of both auto-debit routes. */
 const AutoDebitResponses = (): MethodDecorator =>
-  applyDecorators(
-    ApiOkResponse({ type: WebhookPayloadDto, description: 'The webhook payload of the payment' }),
-    ApiBadRequestResponse({
-      schema: FIELD_ERRORS_SCHEMA,
-      description: "Not the customer's card, or expired",
-    }),
-    ApiNotFoundResponse({
-      type: DetailDto,
-      description: 'Unknown session, or one on a gateway the Basic user may not use (the same answer)',
-    }),
-    ApiConflictResponse({ type: DetailDto, description: 'The transaction is not payable' }),
-  );
+  PaymentPayloadResponses({
+    ok: 'The webhook payload of the payment',
+    badRequest: "Not the customer's card, or expired",
+    notFound: 'Unknown session, or one on a gateway the Basic user may not use (the same answer)',
+  });
 
 @ApiTags('Saved cards')
 @Controller('b/pbl/v2')

@@ -1,18 +1,10 @@
 import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/authenticated.decorator';
-import { DetailDto, FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
-import { WebhookPayloadDto } from '../transactions/dto/webhook-payload.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CashPaymentService } from './cash-payment.service';
 import { CashPaymentDto } from './dto/cash-payment.dto';
+import { PaymentPayloadResponses } from './payment-payload-responses';
 
 const DESCRIPTION =
   'The merchant received the money of a transaction on a cash gateway (pg `cash`): it becomes ' +
@@ -22,10 +14,10 @@ const DESCRIPTION =
 const CashPaymentDocs = (operationId: string, summary: string): MethodDecorator =>
   applyDecorators(
     ApiOperation({ summary, description: DESCRIPTION, operationId }),
-    ApiOkResponse({ type: WebhookPayloadDto, description: 'The payload of the `paid` event' }),
-    ApiBadRequestResponse({ schema: FIELD_ERRORS_SCHEMA, description: 'Not a cash gateway, or bad input' }),
-    ApiNotFoundResponse({ type: DetailDto }),
-    ApiConflictResponse({ type: DetailDto, description: 'The transaction is not payable' }),
+    PaymentPayloadResponses({
+      ok: 'The payload of the `paid` event',
+      badRequest: 'Not a cash gateway, or bad input',
+    }),
   );
 
 @ApiTags('Payments')

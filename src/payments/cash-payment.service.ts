@@ -9,7 +9,7 @@ import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
 import { gatewayResponse, responseMessage } from './gateway-response';
-import { PaymentAttempt } from './payment-attempt.entity';
+import { attemptOn, type PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 import { ATTEMPT_IN_PROGRESS, AttemptRefused, notPayable, PaymentsService } from './payments.service';
 
@@ -71,17 +71,11 @@ export class CashPaymentService {
 
 /** The settled attempt that records a cash acknowledgement of `tx` (as the change left it). */
 function cashAttempt(referenceNumber: string, tx: Transaction, now: Date): PaymentAttempt {
-  return Object.assign(new PaymentAttempt(), {
-    referenceNumber,
-    transactionId: tx.id,
-    pgCode: tx.pgCode,
-    amount: tx.amount,
-    currencyCode: tx.currencyCode,
+  return attemptOn(referenceNumber, tx, {
     ...CASH_RECEIVED,
-    gatewayToken: null,
     card: null,
     createdAt: now,
     completedAt: now,
     settledAt: now,
-  } satisfies Partial<PaymentAttempt>);
+  });
 }

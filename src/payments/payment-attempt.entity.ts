@@ -78,3 +78,20 @@ export class PaymentAttempt {
   @TimestampColumn({ name: 'settled_at', nullable: true })
   settledAt: Date | null;
 }
+
+/** The columns an attempt takes from its transaction when it is written: the amount stored now. */
+export function attemptOn(
+  referenceNumber: string,
+  tx: { id: string; pgCode: string; amount: string; currencyCode: string },
+  rest: Pick<PaymentAttempt, 'result' | 'responseCode' | 'card' | 'createdAt' | 'completedAt' | 'settledAt'>,
+): PaymentAttempt {
+  return Object.assign(new PaymentAttempt(), {
+    referenceNumber,
+    transactionId: tx.id,
+    pgCode: tx.pgCode,
+    amount: tx.amount,
+    currencyCode: tx.currencyCode,
+    gatewayToken: null,
+    ...rest,
+  } satisfies Partial<PaymentAttempt>);
+}

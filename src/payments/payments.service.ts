@@ -22,7 +22,7 @@ import { CardsRepository } from '../cards/cards.repository';
 import type { AttemptOutcome, GatewayAdapter, PayInput } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
-import { PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
+import { attemptOn, PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 
 /** How long a second attempt waits for the one in flight to settle before it answers. */
@@ -357,20 +357,14 @@ export class PaymentsService {
 
 /** A pending attempt on `tx` as claimed: its amount is the one stored now. */
 function newAttempt(referenceNumber: string, tx: Transaction, card: AttemptCard, now: Date): PaymentAttempt {
-  return Object.assign(new PaymentAttempt(), {
-    referenceNumber,
-    transactionId: tx.id,
-    pgCode: tx.pgCode,
-    amount: tx.amount,
-    currencyCode: tx.currencyCode,
+  return attemptOn(referenceNumber, tx, {
     result: 'pending',
     responseCode: '',
-    gatewayToken: null,
     card,
     createdAt: now,
     completedAt: null,
     settledAt: null,
-  } satisfies Partial<PaymentAttempt>);
+  });
 }
 
 export function notPayable(tx: Transaction): AttemptRefused {

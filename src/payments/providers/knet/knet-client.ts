@@ -95,8 +95,8 @@ export interface KnetPaymentRedirect {
   amount: string;
 }
 
-/** A result KNET posted, decrypted (K-064 §3.5.5, §5). */
-export interface KnetResultMessage {
+/** What KNET says of one transaction, in a result post or an inquiry/refund answer (K-064 §3.5.5, §5). */
+export interface KnetTransactionDetails {
   /** `CAPTURED`, `NOT CAPTURED`, `CANCELED`, `HOST TIMEOUT`, … */
   result: string;
   paymentId: string;
@@ -107,9 +107,13 @@ export interface KnetResultMessage {
   auth: string;
   /** `MMDD`. */
   postDate: string;
-  avr: string;
   authRespCode: string;
   udfs: KnetUdfs;
+}
+
+/** A result KNET posted, decrypted (K-064 §3.5.5, §5). */
+export interface KnetResultMessage extends KnetTransactionDetails {
+  avr: string;
   /** Every decrypted field, to store with the attempt (K-064 §5: keep the plain-text response). */
   fields: Record<string, string>;
 }
@@ -140,19 +144,6 @@ export type KnetVerdict =
 export interface KnetExpectation {
   trackId: string;
   amount: string;
-}
-
-export interface KnetTransactionDetails {
-  result: string;
-  paymentId: string;
-  trackId: string;
-  amount: string;
-  tranId: string;
-  ref: string;
-  auth: string;
-  postDate: string;
-  authRespCode: string;
-  udfs: KnetUdfs;
 }
 
 export type KnetInquiryAnswer =
@@ -413,35 +404,39 @@ function udfsOf(values: Record<string, string>): KnetUdfs {
 
 function resultMessage(values: Record<string, string>): KnetResultMessage {
   return {
+    ...transactionDetails(values),
     result: values.result,
     paymentId: values.paymentid ?? '',
     trackId: values.trackid,
     amount: values.amt,
-    tranId: values.tranid ?? '',
-    ref: values.ref ?? '',
-    auth: values.auth ?? '',
-    postDate: values.postdate ?? '',
     avr: values.avr ?? '',
     // K-064 §3.5.5 names it authRespCode; its §5 sample writes authResponseCode.
     authRespCode: values.authRespCode ?? values.authResponseCode ?? '',
-    udfs: udfsOf(values),
     fields: values,
   };
 }
 
+/** Where each detail stands among the fields KNET sends (first name present wins). */
+const DETAIL_FIELDS: Record<Exclude<keyof KnetTransactionDetails, 'udfs'>, string[]> = {
+  result: ['result'],
+  paymentId: ['payid', 'paymentid'],
+  trackId: ['trackid'],
+  amount: ['amt'],
+  tranId: ['tranid'],
+  ref: ['ref'],
+  auth: ['auth'],
+  postDate: ['postdate'],
+  authRespCode: ['authRespCode'],
+};
+
 function transactionDetails(fields: Record<string, string>): KnetTransactionDetails {
-  return {
-    result: fields.result ?? '',
-    paymentId: fields.payid ?? fields.paymentid ?? '',
-    trackId: fields.trackid ?? '',
-    amount: fields.amt ?? '',
-    tranId: fields.tranid ?? '',
-    ref: fields.ref ?? '',
-    auth: fields.auth ?? '',
-    postDate: fields.postdate ?? '',
-    authRespCode: fields.authRespCode ?? '',
-    udfs: udfsOf(fields),
-  };
+  const details = Object.fromEntries(
+    Object.entries(DETAIL_FIELDS).map(([detail, names]) => [
+      detail,
+      names.map((name) => fields[name]).find((value) => value !== undefined) ?? '',
+    ]),
+  ) as Omit<KnetTransactionDetails, 'udfs'>;
+  return { ...details, udfs: udfsOf(fields) };
 }
 
 /** K-064 §3.5.5's results of a payment; anything else is left to inquiry. */

@@ -56,6 +56,16 @@ type RetryPolicy = 'unsent' | 'idempotent';
 const MAX_SENDS = 2;
 const RETRY_PAUSE_MS = 200;
 
+/** The arguments of CAPTURE and REFUND: which order, our id for the new transaction, how much. */
+type AmountOperationArgs = [
+  orderId: string,
+  transactionId: string,
+  amount: string,
+  currency: string,
+  digits: number,
+  options?: MpgsCallOptions,
+];
+
 /**
  * A thin client of the Mastercard Gateway (MPGS) REST API for Hosted Checkout (contract §20):
  * INITIATE CHECKOUT, RETRIEVE ORDER / TRANSACTION, CAPTURE, VOID, REFUND, PAY with a token, and
@@ -177,35 +187,25 @@ export class MpgsClient {
    * so a second send names the same transaction and cannot create a second capture. That is why these calls are sent again after
    * SERVER_BUSY or a broken connection. Give the same transaction id when asking again later.
    */
-  capture(
-    orderId: string,
-    transactionId: string,
-    amount: string,
-    currency: string,
-    digits: number,
-    options: MpgsCallOptions = {},
-  ): Promise<MpgsTransaction> {
-    const body = {
-      apiOperation: 'CAPTURE',
-      transaction: { amount: formatMpgsAmount(amount, digits), currency },
-    };
-    return this.transactionCall('CAPTURE', orderId, transactionId, body, options);
+  capture(...args: AmountOperationArgs): Promise<MpgsTransaction> {
+    return this.amountOperation('CAPTURE', ...args);
   }
 
   /** REFUND (all or part of what was captured): a transaction operation, see {@link capture}. */
-  refund(
-    orderId: string,
-    transactionId: string,
-    amount: string,
-    currency: string,
-    digits: number,
-    options: MpgsCallOptions = {},
+  refund(...args: AmountOperationArgs): Promise<MpgsTransaction> {
+    return this.amountOperation('REFUND', ...args);
+  }
+
+  /** A CAPTURE or REFUND of `amount` (decimal text with the currency's `digits`), in MPGS's format. */
+  private amountOperation(
+    operation: 'CAPTURE' | 'REFUND',
+    ...[orderId, transactionId, amount, currency, digits, options = {}]: AmountOperationArgs
   ): Promise<MpgsTransaction> {
     const body = {
-      apiOperation: 'REFUND',
+      apiOperation: operation,
       transaction: { amount: formatMpgsAmount(amount, digits), currency },
     };
-    return this.transactionCall('REFUND', orderId, transactionId, body, options);
+    return this.transactionCall(operation, orderId, transactionId, body, options);
   }
 
   /**
