@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { GatewaySettings } from '../../src/gateways/gateway-settings';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { keyId } from '../../src/gateways/secrets-cipher';
-import { adminAuth, Seeded, seedBasics } from '../setup/fixtures';
+import { adminAuth, gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp, TEST_SECRETS_KEY } from '../setup/test-app';
 
 const PATH = '/b/checkout/v1/admin/gateways/';
@@ -359,6 +359,19 @@ describe('admin gateways: driver settings and secrets', () => {
         timeout_ms: 8000,
       });
       assert.deepEqual(Object.keys(await patch('switch', { pg: 'mybank' }, 400)), ['pg']);
+    });
+
+    it('still changes the other fields of a stored gateway whose pg names no driver; its settings need a driver', async () => {
+      await t.app
+        .get(GatewaysService)
+        .create(gatewayInput({ code: 'legacy', pg: 'mybank', type: 'production' }));
+      const renamed = await patch('legacy', { name: 'Legacy bank', is_active: false });
+      assert.equal(renamed.pg, 'mybank');
+      assert.equal(renamed.name, 'Legacy bank');
+      assert.deepEqual(await patch('legacy', { settings: { timeout_ms: 100 } }, 400), {
+        pg: ['"mybank" is not a gateway driver; use one of "sandbox", "cash", "mpgs", "knet", "stripe".'],
+      });
+      assert.equal((await patch('legacy', { pg: 'sandbox', settings: { timeout_ms: 100 } })).pg, 'sandbox');
     });
   });
 
