@@ -7,8 +7,10 @@ export class DriverSettingDto {
   @ApiProperty({ description: 'Write-only: never shown; a gateway lists it in `secrets_set` once set' })
   secret: boolean;
   @ApiProperty({
-    oneOf: [{ type: 'string' }, { type: 'integer' }],
-    nullable: true,
+    anyOf: [
+      { type: 'string', nullable: true },
+      { type: 'integer', nullable: true },
+    ],
     example: 8000,
     description: 'Taken when the gateway has no value; null: none, or one that `description` explains',
   })

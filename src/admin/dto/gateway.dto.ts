@@ -66,7 +66,12 @@ export class CreateGatewayDto {
   @ApiPropertyOptional({
     type: 'object',
     nullable: true,
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    additionalProperties: {
+      anyOf: [
+        { type: 'string', nullable: true },
+        { type: 'integer', nullable: true },
+      ],
+    },
     example: {
       merchant_id: 'TEST0001',
       api_password: '…',
