@@ -348,7 +348,7 @@ export interface paths {
         put?: never;
         /**
          * Add a gateway
-         * @description Defaults: operation `purchase`, fees "0", icon "", flow `redirect` (`offline` for pg `cash`), require_customer_phone false, is_active true, instructions "". A cash gateway is flow `offline`, operation `purchase` and not tokenizable. Every currency must be configured. A duplicate code → 400.
+         * @description Defaults: operation `purchase`, fees "0", icon "", flow `redirect` (`offline` for pg `cash`), require_customer_phone false, is_active true, instructions "". A cash gateway is flow `offline`, operation `purchase` and not tokenizable. Every currency must be configured. A duplicate code → 400. `pg` names a driver of `GET gateway-drivers/`, and `settings` holds that driver's settings; secrets are write-only: the answer lists their names in `secrets_set`. On MySQL with no SECRETS_KEY, a secret → 400.
          */
         post: operations["adminCreateGateway"];
         delete?: never;
@@ -377,9 +377,29 @@ export interface paths {
         head?: never;
         /**
          * Change a gateway (partial)
-         * @description The code is immutable: sending a different `code` → 400.
+         * @description The code is immutable: sending a different `code` → 400. `settings` merges into the stored ones (a key left out keeps its value, secrets included; `null` removes an optional key).
          */
         patch: operations["adminUpdateGateway"];
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/gateway-drivers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the gateway drivers
+         * @description The drivers a gateway's `pg` can name, with the settings, operations and currencies of each.
+         */
+        get: operations["adminListGatewayDrivers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/b/checkout/v1/admin/api-keys": {
@@ -1331,6 +1351,23 @@ export interface components {
             tokenizable: boolean;
             /** @description Shown to the customer on the payment page (cash: where and how to pay) */
             instructions: string;
+            /**
+             * @description The driver's settings as stored, secrets left out (contract §20)
+             * @example {
+             *       "merchant_id": "TEST0001",
+             *       "api_base_url": "https://test-gateway.mastercard.com"
+             *     }
+             */
+            settings: {
+                [key: string]: string | number;
+            };
+            /**
+             * @description Names of the secret settings that hold a value (secrets are write-only)
+             * @example [
+             *       "api_password"
+             *     ]
+             */
+            secrets_set: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1345,10 +1382,21 @@ export interface components {
             /** @example KNET */
             name: string;
             /**
-             * @description The payment gateway driver (`sandbox` is built in)
+             * @description The driver: one of `GET /b/checkout/v1/admin/gateway-drivers/` (sandbox, cash, mpgs, knet, stripe)
              * @example sandbox
              */
             pg: string;
+            /**
+             * @description The driver's settings (see the driver catalogue). A key the driver does not define, a required one missing or a bad value → 400 under `settings.<key>`. On PATCH they merge: a key sent replaces, a key left out keeps its value (secrets included), `null` removes an optional key; a new `pg` starts from no settings. URLs are https (http also on a sandbox gateway).
+             * @example {
+             *       "merchant_id": "TEST0001",
+             *       "api_password": "…",
+             *       "api_base_url": "https://test-gateway.mastercard.com"
+             *     }
+             */
+            settings?: {
+                [key: string]: (string | null) | (number | null);
+            } | null;
             /**
              * @example sandbox
              * @enum {string}
@@ -1400,10 +1448,21 @@ export interface components {
             /** @example KNET */
             name?: string;
             /**
-             * @description The payment gateway driver (`sandbox` is built in)
+             * @description The driver: one of `GET /b/checkout/v1/admin/gateway-drivers/` (sandbox, cash, mpgs, knet, stripe)
              * @example sandbox
              */
             pg?: string;
+            /**
+             * @description The driver's settings (see the driver catalogue). A key the driver does not define, a required one missing or a bad value → 400 under `settings.<key>`. On PATCH they merge: a key sent replaces, a key left out keeps its value (secrets included), `null` removes an optional key; a new `pg` starts from no settings. URLs are https (http also on a sandbox gateway).
+             * @example {
+             *       "merchant_id": "TEST0001",
+             *       "api_password": "…",
+             *       "api_base_url": "https://test-gateway.mastercard.com"
+             *     }
+             */
+            settings?: {
+                [key: string]: (string | null) | (number | null);
+            } | null;
             /**
              * @example sandbox
              * @enum {string}
@@ -1461,6 +1520,40 @@ export interface components {
             result: "deleted" | "deactivated";
             /** @example Gateway "knet-main" was deleted. */
             detail: string;
+        };
+        DriverSettingDto: {
+            /** @example merchant_id */
+            name: string;
+            required: boolean;
+            /** @description Write-only: never shown; a gateway lists it in `secrets_set` once set */
+            secret: boolean;
+            /**
+             * @description Taken when the gateway has no value; null: none, or one that `description` explains
+             * @example 8000
+             */
+            default: (string | null) | (number | null);
+            /** @example The merchant id the bank issued. */
+            description: string;
+        };
+        GatewayDriverDto: {
+            /** @example mpgs */
+            pg: string;
+            /** @example Mastercard Gateway (MPGS) */
+            name: string;
+            /** @enum {string} */
+            flow: "card_form" | "redirect" | "offline";
+            settings: components["schemas"]["DriverSettingDto"][];
+            /** @description The operations it supports */
+            operations: ("capture" | "void" | "refund" | "partial_capture" | "partial_refund")[];
+            /** @description Can save cards (contract §15) */
+            tokenizable: boolean;
+            /**
+             * @description The only currencies it takes; null: any currency
+             * @example [
+             *       "KWD"
+             *     ]
+             */
+            currencies: string[] | null;
         };
         ApiKeyDto: {
             /** @example 1 */
@@ -3997,6 +4090,71 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminListGatewayDrivers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayDriverDto"][];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

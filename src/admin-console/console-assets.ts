@@ -1,3 +1,5 @@
+import { DRIVER_FIELDSET_CSS } from './gateway-settings-form';
+
 /** The console's one stylesheet: calm, no framework, logical properties so RTL needs nothing extra. */
 export const CONSOLE_STYLESHEET = `:root {
   color-scheme: light;
@@ -51,4 +53,5 @@ td.num { font-variant-numeric: tabular-nums; unicode-bidi: plaintext; }
 .history { padding-inline-start: 1.25rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid #f0a400; outline-offset: 2px; }
+${DRIVER_FIELDSET_CSS}
 `;

@@ -111,6 +111,8 @@ export function formFields(
   labels: Record<string, string>,
   values: FormValues,
   errors: FieldErrorList | undefined,
+  /** Error keys that fields outside the specs show (so they are not listed again below). */
+  shownElsewhere: string[] = [],
 ): SafeHtml {
   const label = (name: string) => labels[name] ?? name;
   const fields = specs.map((spec) => {
@@ -136,8 +138,5 @@ export function formFields(
       autocomplete: spec.kind === 'password' ? 'new-password' : undefined,
     });
   });
-  return html`${fields}${otherErrors(
-    errors,
-    specs.map((s) => s.name),
-  )}`;
+  return html`${fields}${otherErrors(errors, [...specs.map((s) => s.name), ...shownElsewhere])}`;
 }

@@ -29,6 +29,10 @@ export interface ConsoleStrings {
   remove: string;
   removed: string;
   gatewayDeactivated: string;
+  /** The legend of a driver's settings on the gateway form. */
+  driverSettings: (driver: string) => string;
+  secretSet: string;
+  secretUnset: string;
   yes: string;
   no: string;
   listHint: string;
@@ -136,6 +140,9 @@ const EN: ConsoleStrings = {
   remove: 'Delete',
   removed: 'Deleted.',
   gatewayDeactivated: 'Transactions used it, so it was deactivated instead of deleted.',
+  driverSettings: (driver) => `${driver} settings`,
+  secretSet: 'Set; leave empty to keep it.',
+  secretUnset: 'Not set.',
   yes: 'yes',
   no: 'no',
   listHint: 'Separate several with commas.',
@@ -247,6 +254,9 @@ const AR: ConsoleStrings = {
   remove: 'حذف',
   removed: 'تم الحذف.',
   gatewayDeactivated: 'استُخدمت في معاملات، لذا عُطّلت بدلاً من حذفها.',
+  driverSettings: (driver) => `إعدادات ${driver}`,
+  secretSet: 'مُعيَّن؛ اتركه فارغاً للإبقاء عليه.',
+  secretUnset: 'غير مُعيَّن.',
   yes: 'نعم',
   no: 'لا',
   listHint: 'افصل بين القيم بفواصل.',

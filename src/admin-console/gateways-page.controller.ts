@@ -6,6 +6,7 @@ import { AdminService } from '../admin/admin.service';
 import { CreateGatewayDto, UpdateGatewayDto, type GatewayDto } from '../admin/dto/gateway.dto';
 import { NotFound, StateConflict } from '../common/errors/domain-errors';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../gateways/gateway.entity';
+import { GatewayDrivers, GATEWAY_DRIVERS } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import {
   conflictState,
@@ -17,11 +18,17 @@ import {
 } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
 import { SignedInPages } from './console-session.guard';
-import { foundOrNull, listState, sendResourcePage } from './resource-pages';
+import {
+  driverFieldsets,
+  settingsFormValues,
+  settingsFromForm,
+  typedSettingsValues,
+} from './gateway-settings-form';
+import { foundOrNull, listState, sendResourcePage, type ExtraFields } from './resource-pages';
 
 const EDIT_FIELDS: FormFieldSpec[] = [
   { name: 'name', kind: 'text', required: true },
-  { name: 'pg', kind: 'text', required: true },
+  { name: 'pg', kind: 'select', options: GATEWAY_DRIVERS.map((d) => d.pg), required: true },
   { name: 'type', kind: 'select', options: GATEWAY_TYPES, required: true },
   { name: 'operation', kind: 'select', options: GATEWAY_OPERATIONS },
   { name: 'currencies', kind: 'list' },
@@ -37,11 +44,15 @@ const EDIT_FIELDS: FormFieldSpec[] = [
 const FIELDS: FormFieldSpec[] = [{ name: 'code', kind: 'text', required: true }, ...EDIT_FIELDS];
 const NEW_GATEWAY: FormValues = {
   ...Object.fromEntries(FIELDS.map((f) => [f.name, f.kind === 'checkbox' ? false : ''])),
+  pg: 'sandbox',
   type: 'sandbox',
   is_active: true,
 };
 
-/** Gateways (contract §19): list, add, edit, delete (deactivated instead when transactions used it). */
+/**
+ * Gateways (contract §19): list, add, edit, delete (deactivated instead when transactions used it).
+ * The form picks `pg` from the driver catalogue and shows that driver's settings (contract §20).
+ */
 @ApiExcludeController()
 @SignedInPages()
 @Controller('admin/gateways')
@@ -50,6 +61,7 @@ export class GatewaysPageController {
     private readonly pages: ConsoleResponder,
     private readonly gateways: GatewaysService,
     private readonly admin: AdminService,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   @Get()
@@ -65,9 +77,12 @@ export class GatewaysPageController {
     const request = await this.pages.signedIn(req, res, true);
     if (!request) return;
     const failed = await submitForm(req.body, FIELDS, CreateGatewayDto, (body) =>
-      this.admin.createGateway(toNewGateway(body)),
+      this.admin.createGateway(
+        toNewGateway(body),
+        settingsFromForm(this.drivers.find(body.pg), req.body, null),
+      ),
     );
-    if (failed) return this.renderList(res, request, failed);
+    if (failed) return this.renderList(res, request, withTypedSettings(failed, req.body));
     this.pages.redirect(res, '/admin/gateways');
   }
 
@@ -79,7 +94,7 @@ export class GatewaysPageController {
     if (!gateway) return this.pages.notFound(req, res, request);
     this.renderEdit(res, request, gateway, {
       status: 200,
-      values: toFormValues(EDIT_FIELDS, { ...gateway }),
+      values: { ...toFormValues(EDIT_FIELDS, { ...gateway }), ...settingsFormValues(gateway.pg, gateway) },
     });
   }
 
@@ -89,10 +104,13 @@ export class GatewaysPageController {
     if (!request) return;
     const gateway = await this.find(code);
     if (!gateway) return this.pages.notFound(req, res, request);
-    const failed = await submitForm(req.body, EDIT_FIELDS, UpdateGatewayDto, (body) =>
-      this.admin.updateGateway(gateway.code, toGatewayChanges(body)),
-    );
-    if (failed) return this.renderEdit(res, request, gateway, failed);
+    const failed = await submitForm(req.body, EDIT_FIELDS, UpdateGatewayDto, (body) => {
+      const pg = body.pg ?? gateway.pg;
+      const stored = pg === gateway.pg ? gateway : null;
+      const settings = settingsFromForm(this.drivers.find(pg), req.body, stored);
+      return this.admin.updateGateway(gateway.code, toGatewayChanges(body), undefined, settings);
+    });
+    if (failed) return this.renderEdit(res, request, gateway, withTypedSettings(failed, req.body));
     this.pages.redirect(res, '/admin/gateways');
   }
 
@@ -131,6 +149,7 @@ export class GatewaysPageController {
       rowName: (g) => g.code,
       editHref: (g) => `/admin/gateways/${encodeURIComponent(g.code)}`,
       specs: FIELDS,
+      extra: this.settingsFields(request, null),
     });
   }
 
@@ -138,7 +157,28 @@ export class GatewaysPageController {
     sendResourcePage(this.pages, res, request, state, {
       title: `${request.t.nav.gateways}: ${gateway.code}`,
       path: `/admin/gateways/${encodeURIComponent(gateway.code)}`,
-      specs: EDIT_FIELDS,
+      specs: this.drivers.find(gateway.pg) ? EDIT_FIELDS : withStoredPg(gateway.pg),
+      extra: this.settingsFields(request, gateway),
     });
   }
+
+  /** The driver settings' fieldsets, after the gateway's own fields. */
+  private settingsFields({ t }: ConsoleRequest, gateway: GatewayDto | null): ExtraFields {
+    const strings = { settingsOf: t.driverSettings, secretSet: t.secretSet, secretUnset: t.secretUnset };
+    const stored = gateway ? { pg: gateway.pg, view: gateway } : null;
+    return {
+      html: (state) => driverFieldsets(state.values, state.errors, stored, strings),
+      errorKeys: ['settings'],
+    };
+  }
 }
+
+/** The edit fields of a gateway whose stored pg names no driver: that pg stays a choice (unchanged). */
+const withStoredPg = (pg: string): FormFieldSpec[] =>
+  EDIT_FIELDS.map((f) => (f.name === 'pg' ? { ...f, options: [pg, ...(f.options ?? [])] } : f));
+
+/** A refused form shown again with the plain settings as typed (secrets are never shown again). */
+const withTypedSettings = (state: FormState, body: unknown): FormState => ({
+  ...state,
+  values: { ...state.values, ...typedSettingsValues(body) },
+});

@@ -22,6 +22,13 @@ export interface ListPage<T> {
   editHref?: (row: T) => string;
   deleteAction?: (row: T) => string;
   specs: FormFieldSpec[];
+  /** More fields after the specs' ones (the gateway form's driver settings), and the error keys they show. */
+  extra?: ExtraFields;
+}
+
+export interface ExtraFields {
+  html: (state: FormState) => SafeHtml;
+  errorKeys: string[];
 }
 
 /** One resource's edit page: the form posts to `path`, its delete button to `path/delete`. */
@@ -30,6 +37,7 @@ export interface EditPage {
   path: string;
   specs: FormFieldSpec[];
   hint?: string;
+  extra?: ExtraFields;
 }
 
 /** The resource, or null when its lookup throws {@link NotFound} (the page then answers 404). */
@@ -129,7 +137,7 @@ export function resourceListBody<T>(
   return html`${table}
     <h2 id="add">${t.add}</h2>
     <form method="post" action="${page.path}" class="card" novalidate aria-labelledby="add">
-      ${csrfInput(request.csrf)} ${formFields(page.specs, t.labels, state.values, state.errors)}
+      ${csrfInput(request.csrf)} ${fieldsOf(page, t, state)}
       <button type="submit" class="primary">${t.add}</button>
     </form>`;
 }
@@ -143,11 +151,21 @@ export function resourceEditBody(
   const { t, csrf } = request;
   return html`<form method="post" action="${page.path}" class="card" novalidate>
       ${csrfInput(csrf)} ${page.hint ? html`<p class="hint">${page.hint}</p>` : ''}
-      ${formFields(page.specs, t.labels, state.values, state.errors)}
+      ${fieldsOf(page, t, state)}
       <button type="submit" class="primary">${t.save}</button>
     </form>
     <form method="post" action="${page.path}/delete">
       ${csrfInput(csrf)}
       <button type="submit" class="secondary">${t.remove}</button>
     </form>`;
+}
+
+/** The form's fields: the specs' ones, then the page's extra ones. */
+function fieldsOf(
+  page: { specs: FormFieldSpec[]; extra?: ExtraFields },
+  t: ConsoleStrings,
+  state: FormState,
+): SafeHtml {
+  const shown = formFields(page.specs, t.labels, state.values, state.errors, page.extra?.errorKeys);
+  return page.extra ? html`${shown}${page.extra.html(state)}` : shown;
 }

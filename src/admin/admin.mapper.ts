@@ -6,6 +6,9 @@ import { canonicalDecimal } from '../common/money/money';
 import type { Currency } from '../currencies/currency.entity';
 import type { Gateway, GatewayFlow, GatewayOperation, GatewayType } from '../gateways/gateway.entity';
 import type { GatewayInput } from '../gateways/gateways.service';
+import { settingsView } from '../gateways/gateway-settings';
+import type { GatewayDriver } from '../gateways/gateway-drivers';
+import type { GatewayDriverDto } from './dto/gateway-driver.dto';
 import type { UserChanges } from '../auth/users/users.service';
 import type { AdminConfigDto } from './dto/admin-config.dto';
 import type { ApiKeyDto, IssuedApiKeyDto } from './dto/api-key.dto';
@@ -48,8 +51,25 @@ export const toGatewayDto = (gateway: Gateway): GatewayDto => ({
   is_active: gateway.isActive,
   tokenizable: gateway.tokenizable,
   instructions: gateway.instructions,
+  ...settingsView(gateway),
   created_at: gateway.createdAt.toISOString(),
   updated_at: gateway.updatedAt.toISOString(),
+});
+
+export const toGatewayDriverDto = (driver: GatewayDriver): GatewayDriverDto => ({
+  pg: driver.pg,
+  name: driver.name,
+  flow: driver.flow,
+  settings: driver.settings.map((s) => ({
+    name: s.name,
+    required: s.required,
+    secret: s.secret,
+    default: s.default,
+    description: s.description,
+  })),
+  operations: [...driver.operations],
+  tokenizable: driver.tokenizable,
+  currencies: driver.currencies ? [...driver.currencies] : null,
 });
 
 export const toApiKeyDto = (apiKey: ApiKey): ApiKeyDto => ({

@@ -8,6 +8,7 @@ import { AdminConfigController } from './admin-config.controller';
 import { AdminService } from './admin.service';
 import { ApiKeysAdminController } from './api-keys.controller';
 import { CurrenciesAdminController } from './currencies.controller';
+import { GatewayDriversAdminController } from './gateway-drivers.controller';
 import { GatewaysAdminController } from './gateways.controller';
 import { TransactionEventsAdminController } from './transaction-events.controller';
 import { TransactionsAdminController } from './transactions.controller';
@@ -20,6 +21,7 @@ import { UsersAdminController } from './users.controller';
     AdminConfigController,
     CurrenciesAdminController,
     GatewaysAdminController,
+    GatewayDriversAdminController,
     ApiKeysAdminController,
     UsersAdminController,
     TransactionsAdminController,

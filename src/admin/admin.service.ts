@@ -13,6 +13,8 @@ import {
 import { canonicalDecimal } from '../common/money/money';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { CASH_PG, type Gateway } from '../gateways/gateway.entity';
+import { GatewayDrivers, type GatewayDriver } from '../gateways/gateway-drivers';
+import { GatewaySettings } from '../gateways/gateway-settings';
 import { GATEWAY_DEFAULTS, GatewayInput, GatewaysService } from '../gateways/gateways.service';
 import { TransactionsService } from '../transactions/transactions.service';
 
@@ -40,34 +42,59 @@ export class AdminService {
     private readonly transactions: TransactionsService,
     private readonly users: UsersService,
     private readonly apiKeys: ApiKeysService,
+    private readonly drivers: GatewayDrivers,
+    private readonly settings: GatewaySettings,
   ) {}
 
-  async createGateway(input: NewGateway): Promise<Gateway> {
+  /** A new gateway; `settings` is the request's (undefined when left out), checked against its driver. */
+  async createGateway(input: NewGateway, settings?: unknown): Promise<Gateway> {
+    const driver = this.requireDriver(input.pg);
     await this.requireConfiguredCurrencies(input.currencies);
     const cash = input.pg === CASH_PG;
     const full: GatewayInput = {
       ...GATEWAY_DEFAULTS,
-      tokenizable: input.type === 'sandbox' && !cash,
+      tokenizable: input.type === 'sandbox' && driver.tokenizable,
       ...(cash ? { flow: 'offline' as const } : {}),
       ...input,
     };
     checkGatewayKind(full);
+    checkDriverAllows(driver, full);
+    const stored = { settings: null, secrets: null };
     return this.gateways.create({
       ...full,
+      ...this.settings.change(driver, { code: full.code, pg: full.pg, type: full.type, stored }, settings),
       currencies: unique(full.currencies.map((c) => c.toUpperCase())),
       feeFixed: canonicalDecimal(full.feeFixed),
       feePercent: canonicalDecimal(full.feePercent),
     });
   }
 
+  /**
+   * Changes a gateway. `settings` (the request's; undefined when left out) merges into the stored
+   * ones; a new pg starts from no settings. A gateway whose stored pg names no driver (kept from
+   * before drivers existed) can still change its other fields.
+   */
   async updateGateway(
     code: string,
     changes: Partial<Omit<GatewayInput, 'code'>>,
     sentCode?: unknown,
+    settings?: unknown,
   ): Promise<Gateway> {
     const gateway = await this.gateways.get(code);
     if (sentCode !== undefined && sentCode !== gateway.code) {
       throw new FieldErrors({ code: ['The gateway code cannot be changed.'] });
+    }
+    const pgChanged = changes.pg !== undefined && changes.pg !== gateway.pg;
+    const typeChanged = changes.type !== undefined && changes.type !== gateway.type;
+    const pg = changes.pg ?? gateway.pg;
+    if (pgChanged || settings !== undefined || this.drivers.find(pg)) {
+      const driver = this.requireDriver(pg);
+      checkDriverAllows(driver, { ...gateway, ...changes });
+      if (pgChanged || typeChanged || settings !== undefined) {
+        const stored = pgChanged ? { settings: null, secrets: null } : gateway;
+        const type = changes.type ?? gateway.type;
+        changes = { ...changes, ...this.settings.change(driver, { code, pg, type, stored }, settings) };
+      }
     }
     if (changes.currencies) {
       await this.requireConfiguredCurrencies(changes.currencies);
@@ -154,6 +181,14 @@ export class AdminService {
     await this.users.remove(id);
   }
 
+  /** The driver a pg names; any other pg → 400 under `pg` (contract §20). */
+  private requireDriver(pg: string): GatewayDriver {
+    const driver = this.drivers.find(pg);
+    if (driver) return driver;
+    const names = this.drivers.names().map((n) => `"${n}"`);
+    throw new FieldErrors({ pg: [`"${pg}" is not a gateway driver; use one of ${names.join(', ')}.`] });
+  }
+
   private async requireConfiguredCurrencies(codes: string[]): Promise<void> {
     const configured = new Set((await this.currencies.list()).map((c) => c.code));
     const unknown = unique(codes.map((c) => c.toUpperCase())).filter((c) => !configured.has(c));
@@ -193,5 +228,25 @@ function checkGatewayKind(gateway: Pick<GatewayInput, 'pg' | 'flow' | 'operation
     errors.operation = ['A cash gateway takes the money at once: operation "purchase".'];
   }
   if (cash && gateway.tokenizable) errors.tokenizable = ['A cash gateway cannot save cards.'];
+  if (Object.keys(errors).length > 0) throw new FieldErrors(errors);
+}
+
+/** What the driver can do (contract §20 "Driver catalogue"): save cards, and in which currencies. */
+function checkDriverAllows(
+  driver: GatewayDriver,
+  gateway: Pick<GatewayInput, 'currencies' | 'tokenizable'>,
+): void {
+  const errors: Record<string, string[]> = {};
+  if (gateway.tokenizable && !driver.tokenizable)
+    errors.tokenizable = [`The ${driver.pg} driver cannot save cards.`];
+  const allowed = driver.currencies;
+  if (allowed) {
+    const refused = gateway.currencies.map((c) => c.toUpperCase()).filter((c) => !allowed.includes(c));
+    if (refused.length > 0) {
+      errors.currencies = refused.map(
+        (c) => `The ${driver.pg} driver takes only ${allowed.join(', ')}, not "${c}".`,
+      );
+    }
+  }
   if (Object.keys(errors).length > 0) throw new FieldErrors(errors);
 }

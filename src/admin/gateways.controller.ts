@@ -29,14 +29,16 @@ export class GatewaysAdminController {
         'Defaults: operation `purchase`, fees "0", icon "", flow `redirect` (`offline` for pg `cash`), ' +
         'require_customer_phone false, is_active true, instructions "". A cash gateway is flow `offline`, ' +
         'operation `purchase` and not tokenizable. ' +
-        'Every currency must be configured. A duplicate code → 400.',
+        'Every currency must be configured. A duplicate code → 400. `pg` names a driver of ' +
+        "`GET gateway-drivers/`, and `settings` holds that driver's settings; secrets are write-only: " +
+        'the answer lists their names in `secrets_set`. On MySQL with no SECRETS_KEY, a secret → 400.',
       operationId: 'adminCreateGateway',
     },
     GatewayDto,
     'Validation failed or duplicate code',
   )
   async create(@Body() body: CreateGatewayDto): Promise<GatewayDto> {
-    const gateway = await this.admin.createGateway(toNewGateway(body));
+    const gateway = await this.admin.createGateway(toNewGateway(body), body.settings ?? undefined);
     return toGatewayDto(gateway);
   }
 
@@ -50,14 +52,17 @@ export class GatewaysAdminController {
   @UpdateDocs(
     {
       summary: 'Change a gateway (partial)',
-      description: 'The code is immutable: sending a different `code` → 400.',
+      description:
+        'The code is immutable: sending a different `code` → 400. `settings` merges into the stored ' +
+        'ones (a key left out keeps its value, secrets included; `null` removes an optional key).',
       operationId: 'adminUpdateGateway',
     },
     GatewayDto,
     CODE_PARAM,
   )
   async update(@Param('code') code: string, @Body() body: UpdateGatewayDto): Promise<GatewayDto> {
-    return toGatewayDto(await this.admin.updateGateway(code, toGatewayChanges(body), body.code));
+    const changes = toGatewayChanges(body);
+    return toGatewayDto(await this.admin.updateGateway(code, changes, body.code, body.settings ?? undefined));
   }
 
   @Delete(':code')

@@ -14,6 +14,7 @@ import {
   validateSync,
   ValidateBy,
 } from 'class-validator';
+import { dirname, join } from 'node:path';
 import { parseMysqlUrl, type MysqlUrl } from './mysql-url';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
@@ -46,6 +47,12 @@ export function parseRetrySchedule(text: string): number[] {
 
 /** Default retry delays (contract §6): quick at first, then every 10 h until the max age (~3 days). */
 export const DEFAULT_RETRY_SCHEDULE = '5s,1m,5m,30m,2h,5h,10h';
+
+/** 32 bytes, base64-encoded (standard or URL-safe alphabet, padding optional). */
+function isSecretsKey(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]{42,43}={0,2}$/.test(value.trim())) return false;
+  return Buffer.from(value.trim(), 'base64').length === 32;
+}
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
 
@@ -153,6 +160,33 @@ class Env {
   @Transform(emptyToUndefined)
   @IsString()
   CARD_FINGERPRINT_KEY_FILE?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @ValidateBy({
+    name: 'isSecretsKey',
+    validator: {
+      validate: isSecretsKey,
+      defaultMessage: () => 'SECRETS_KEY must be 32 random bytes, base64-encoded (openssl rand -base64 32)',
+    },
+  })
+  SECRETS_KEY?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @ValidateBy({
+    name: 'isSecretsKey',
+    validator: {
+      validate: isSecretsKey,
+      defaultMessage: () => 'SECRETS_KEY_PREVIOUS must be 32 bytes, base64-encoded, like SECRETS_KEY',
+    },
+  })
+  SECRETS_KEY_PREVIOUS?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  SECRETS_KEY_FILE?: string;
 
   @IsOptional()
   @Transform(toBool)
@@ -336,6 +370,12 @@ export class AppConfig {
   readonly attachmentDir: string;
   /** The saved cards' fingerprint key (contract §15), or the file that keeps a generated one. */
   readonly cardFingerprint: { key: string | null; keyFile: string };
+  /**
+   * The key that encrypts gateway secrets at rest (contract §20), the one it replaced (still read
+   * during a key change), and the file that keeps a generated key on the embedded database (null
+   * on MySQL, where the key must be set).
+   */
+  readonly secrets: { key: Buffer | null; previousKey: Buffer | null; keyFile: string | null };
   readonly authFailureLimit: number;
   readonly authFailureWindowSeconds: number;
   /** Outbox delivery (contract §6): HTTP timeout of one webhook / SMS attempt. */
@@ -384,6 +424,8 @@ const SECRET_VARIABLES = new Set([
   'ADMIN_PASSWORD',
   'WEBHOOK_SIGNING_KEY',
   'CARD_FINGERPRINT_KEY',
+  'SECRETS_KEY',
+  'SECRETS_KEY_PREVIOUS',
   'METRICS_TOKEN',
 ]);
 
@@ -445,6 +487,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     cardFingerprint: {
       key: env.CARD_FINGERPRINT_KEY ?? null,
       keyFile: env.CARD_FINGERPRINT_KEY_FILE ?? 'data/card-fingerprint.key',
+    },
+    secrets: {
+      key: env.SECRETS_KEY ? Buffer.from(env.SECRETS_KEY.trim(), 'base64') : null,
+      previousKey: env.SECRETS_KEY_PREVIOUS ? Buffer.from(env.SECRETS_KEY_PREVIOUS.trim(), 'base64') : null,
+      keyFile: env.DATABASE_URL
+        ? null
+        : (env.SECRETS_KEY_FILE ?? join(dirname(env.SQLITE_PATH ?? 'data/checkout.sqlite'), 'secrets.key')),
     },
     authFailureLimit: env.AUTH_FAILURE_LIMIT ?? 10,
     authFailureWindowSeconds: env.AUTH_FAILURE_WINDOW_SECONDS ?? 300,

@@ -70,6 +70,17 @@ export class Gateway {
   @Column({ type: 'varchar', length: LIMITS.gatewayInstructions, default: '' })
   instructions: string;
 
+  /**
+   * The driver's plain settings (contract §20 "Configuring a driver"); null: none. Read them
+   * through GatewaySettings, which applies the driver's defaults.
+   */
+  @JsonColumn({ nullable: true })
+  settings: Record<string, string | number> | null;
+
+  /** The driver's secret settings, each encrypted (secrets-cipher.ts): name → `v1.<key id>.…`; null: none. */
+  @JsonColumn({ nullable: true })
+  secrets: Record<string, string> | null;
+
   @TimestampColumn({ name: 'created_at' })
   createdAt: Date;
 

@@ -24,6 +24,10 @@ export interface GatewayInput {
   tokenizable: boolean;
   /** Shown to the customer on the payment page (cash gateways: where and how to pay). */
   instructions: string;
+  /** The driver's plain settings (contract §20); absent: none. */
+  settings?: Record<string, string | number> | null;
+  /** The driver's secrets, already encrypted (SecretsCipher); absent: none. */
+  secrets?: Record<string, string> | null;
 }
 
 /** What a new gateway takes when not given (admin API, first-start bootstrap). */
@@ -89,6 +93,8 @@ export class GatewaysService {
   async create(input: GatewayInput): Promise<Gateway> {
     const now = new Date();
     const fields: Partial<Gateway> = {
+      settings: null,
+      secrets: null,
       ...input,
       currencies: input.currencies.map((c) => c.toUpperCase()),
       createdAt: now,

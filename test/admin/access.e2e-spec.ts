@@ -18,6 +18,7 @@ const ROUTES: Array<[Method, string]> = [
   ['get', '/gateways/sandbox/'],
   ['patch', '/gateways/sandbox/'],
   ['delete', '/gateways/sandbox/'],
+  ['get', '/gateway-drivers/'],
   ['get', '/api-keys/'],
   ['post', '/api-keys/'],
   ['delete', '/api-keys/1/'],

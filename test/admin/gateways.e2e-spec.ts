@@ -60,6 +60,8 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
       is_active: true,
       tokenizable: false,
       instructions: '',
+      settings: {},
+      secrets_set: [],
     });
     assert.deepEqual((await get('gw-defaults').expect(200)).body, res.body);
   });
@@ -181,6 +183,14 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
         'Enter a valid payment gateway name: 1-64 characters among lowercase letters, digits, "_" and "-".',
       ],
     });
+  });
+
+  it('refuses a pg that names no driver (contract §20)', async () => {
+    const res = await post(minimal({ code: 'bad-driver', pg: 'mybank' })).expect(400);
+    assert.deepEqual(res.body, {
+      pg: ['"mybank" is not a gateway driver; use one of "sandbox", "cash", "mpgs", "knet", "stripe".'],
+    });
+    await get('bad-driver').expect(404);
   });
 
   it('refuses currencies that are not configured, and a currencies value that is not a list of codes', async () => {

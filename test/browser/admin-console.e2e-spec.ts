@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AdminConfigService } from '../../src/admin-config/admin-config.service';
+import { GatewaySettings } from '../../src/gateways/gateway-settings';
+import { GatewaysService } from '../../src/gateways/gateways.service';
 import { dataSourceOf, eventually, FAST_DELIVERY_ENV } from '../events/event-helpers';
 import { insertDueTransactions } from '../factories/due-transactions';
 import { TEST_CARDS, TransactionDriver } from '../factories/transaction-states';
@@ -272,7 +274,7 @@ describe('admin console in a real browser', () => {
     await page.getByRole('link', { name: 'Gateways' }).click();
     await page.getByLabel('Code').fill('console-gw');
     await page.getByLabel('Name', { exact: true }).fill('Console gateway');
-    await page.getByLabel('Gateway driver (pg)').fill('sandbox');
+    await page.getByLabel('Gateway driver (pg)').selectOption('sandbox');
     await page.getByLabel('Currencies').fill('KWD, XXX');
     await page.getByRole('button', { name: 'Add' }).click();
     await page.locator('#currencies-error').waitFor();
@@ -305,6 +307,59 @@ describe('admin console in a real browser', () => {
       .set('Authorization', adminAuth());
     assert.equal(cleared.body.icon, '');
     await page.screenshot({ path: join(SHOTS, 'gateways.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("picks the gateway's driver and shows its settings; secrets are password inputs, kept when left empty", async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.goto('/admin/gateways');
+    const mpgs = page.locator('fieldset[data-driver="mpgs"]');
+    const stripe = page.locator('fieldset[data-driver="stripe"]');
+    await page.getByLabel('Gateway driver (pg)').selectOption('stripe');
+    assert.equal(await stripe.isVisible(), true);
+    assert.equal(await mpgs.isVisible(), false, "only the picked driver's settings show");
+    await page.getByLabel('Gateway driver (pg)').selectOption('mpgs');
+    assert.equal(await mpgs.isVisible(), true);
+    assert.equal(await stripe.isVisible(), false);
+    assert.equal(await page.locator('#setting-mpgs-api_password').getAttribute('type'), 'password');
+    await page.getByLabel('Code').fill('console-mpgs');
+    await page.getByLabel('Name', { exact: true }).fill('Bank MPGS');
+    await page.getByLabel('Type').selectOption('production');
+    await page.getByLabel('Currencies').fill('KWD');
+    await page.locator('#setting-mpgs-merchant_id').fill('TEST0042');
+    await page.locator('#setting-mpgs-api_base_url').fill('https://test-gateway.mastercard.com');
+    await page.getByRole('button', { name: 'Add' }).click();
+    // A required secret missing: refused beside its field; the plain settings stay as typed.
+    await page.locator('#setting-mpgs-api_password-error').waitFor();
+    assert.equal(await page.locator('#setting-mpgs-merchant_id').inputValue(), 'TEST0042');
+    await page.locator('#setting-mpgs-api_password').fill('console-secret-pw-1');
+    await page.screenshot({ path: join(SHOTS, 'gateway-settings.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('link', { name: 'Edit console-mpgs' }).click();
+    assert.equal(
+      await page.locator('#setting-mpgs-api_password').inputValue(),
+      '',
+      'a secret is never shown',
+    );
+    assert.equal(await page.locator('#setting-mpgs-merchant_id').inputValue(), 'TEST0042');
+    assert.ok(!(await page.content()).includes('console-secret-pw-1'));
+    await page.locator('#setting-mpgs-merchant_name').fill('Console shop');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('row').filter({ hasText: 'console-mpgs' }).waitFor();
+    const res = await t
+      .http()
+      .get('/b/checkout/v1/admin/gateways/console-mpgs/')
+      .set('Authorization', adminAuth());
+    assert.deepEqual(res.body.settings, {
+      merchant_id: 'TEST0042',
+      api_base_url: 'https://test-gateway.mastercard.com',
+      merchant_name: 'Console shop',
+    });
+    assert.deepEqual(res.body.secrets_set, ['api_password'], 'the empty secret field kept the secret');
+    const gateway = await t.app.get(GatewaysService).get('console-mpgs');
+    assert.equal(t.app.get(GatewaySettings).of(gateway).api_password, 'console-secret-pw-1');
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -10,6 +10,9 @@ import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { watchContract } from './openapi-contract';
 import { createTestDatabase, TestDatabase } from './test-database';
 
+/** The gateway-secrets key the test apps run with (32 bytes, base64). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
 export interface TestApp {
@@ -75,6 +78,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     ATTACHMENT_DIR: attachmentDir,
     CARD_FINGERPRINT_KEY: 'test-card-fingerprint-key-0123456789abcdef',
+    SECRETS_KEY: TEST_SECRETS_KEY, // `SECRETS_KEY: ''` in options.env: none (key file / refusal)
     ...db.env,
     ...options.env,
   });

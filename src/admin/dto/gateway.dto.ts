@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { BoolField, ChoiceField, TextField } from '../../common/validation/field-decorators';
 import { LIMITS } from '../../common/validation/limits';
@@ -27,6 +27,20 @@ export class GatewayDto {
   @ApiProperty({ description: 'Can save cards for later charges (contract §15)' }) tokenizable: boolean;
   @ApiProperty({ description: 'Shown to the customer on the payment page (cash: where and how to pay)' })
   instructions: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    example: { merchant_id: 'TEST0001', api_base_url: 'https://test-gateway.mastercard.com' },
+    description: "The driver's settings as stored, secrets left out (contract §20)",
+  })
+  settings: Record<string, string | number>;
+  @ApiProperty({
+    type: String,
+    isArray: true,
+    example: ['api_password'],
+    description: 'Names of the secret settings that hold a value (secrets are write-only)',
+  })
+  secrets_set: string[];
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
@@ -44,9 +58,33 @@ export class CreateGatewayDto {
 
   @PatternField(PG_NAME, ADMIN_LIMITS.pg, MSG.pgName, {
     example: 'sandbox',
-    description: 'The payment gateway driver (`sandbox` is built in)',
+    description:
+      'The driver: one of `GET /b/checkout/v1/admin/gateway-drivers/` (sandbox, cash, mpgs, knet, stripe)',
   })
   pg: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    additionalProperties: {
+      anyOf: [
+        { type: 'string', nullable: true },
+        { type: 'integer', nullable: true },
+      ],
+    },
+    example: {
+      merchant_id: 'TEST0001',
+      api_password: '…',
+      api_base_url: 'https://test-gateway.mastercard.com',
+    },
+    description:
+      "The driver's settings (see the driver catalogue). A key the driver does not define, a required " +
+      'one missing or a bad value → 400 under `settings.<key>`. On PATCH they merge: a key sent replaces, ' +
+      'a key left out keeps its value (secrets included), `null` removes an optional key; a new `pg` ' +
+      'starts from no settings. URLs are https (http also on a sandbox gateway).',
+  })
+  @Allow()
+  settings?: Record<string, unknown> | null;
 
   @ChoiceField(GATEWAY_TYPES, { example: 'sandbox' })
   type: string;

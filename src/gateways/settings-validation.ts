@@ -1,0 +1,136 @@
+import { FieldErrors } from '../common/errors/domain-errors';
+import { LIMITS } from '../common/validation/limits';
+import type { DriverSetting, GatewayDriver, SettingValue } from './gateway-drivers';
+
+/** The longest text a setting may hold (ids, names, passwords, keys). */
+export const SETTING_TEXT_MAX = 1000;
+
+/** A gateway's settings as stored: the plain ones, and the names of the secrets holding a value. */
+export interface StoredSettings {
+  settings: Record<string, SettingValue>;
+  secretNames: readonly string[];
+}
+
+/** What a create or patch does to a gateway's settings (contract §20 "Configuring a driver"). */
+export interface SettingsChange {
+  /** The plain (non-secret) settings after the change. */
+  settings: Record<string, SettingValue>;
+  /** Secrets given a value, in plain text: the caller encrypts them. */
+  secrets: Record<string, string>;
+  /** Secrets sent as `null`: removed. */
+  removedSecrets: string[];
+}
+
+/**
+ * Checks `sent` (the request's `settings`, or undefined when left out) against the driver and
+ * merges it into what is stored: a key sent replaces, a key left out keeps its value (secrets
+ * included), `null` removes an optional key. URLs must be https; a sandbox gateway (whose
+ * providers are simulators in tests and on developers' machines) may also use http. Throws
+ * {@link FieldErrors} under `settings.<key>`, every violation at once.
+ */
+export function changeSettings(
+  driver: GatewayDriver,
+  stored: StoredSettings,
+  sent: unknown,
+  isSandbox: boolean,
+): SettingsChange {
+  if (sent !== undefined && sent !== null && (typeof sent !== 'object' || Array.isArray(sent))) {
+    throw new FieldErrors({ settings: [`Expected a dictionary of items but got type "${typeName(sent)}".`] });
+  }
+  const errors: Record<string, string[]> = {};
+  const settings = { ...stored.settings };
+  const secretNames = new Set(stored.secretNames);
+  const secrets: Record<string, string> = {};
+  const removedSecrets: string[] = [];
+  const defined = new Map(driver.settings.map((s) => [s.name, s]));
+
+  for (const [key, value] of Object.entries((sent ?? {}) as Record<string, unknown>)) {
+    const setting = defined.get(key);
+    if (!setting) {
+      errors[key] = [`"${key}" is not a setting of the ${driver.pg} driver.`];
+      continue;
+    }
+    if (value === null) {
+      if (setting.required) errors[key] = ['This field is required.'];
+      else if (setting.secret) {
+        secretNames.delete(key);
+        removedSecrets.push(key);
+      } else delete settings[key];
+      continue;
+    }
+    const checked = checkValue(setting, value, isSandbox);
+    if (typeof checked === 'object') {
+      errors[key] = checked.errors;
+      continue;
+    }
+    if (setting.secret) {
+      secrets[key] = String(checked);
+      secretNames.add(key);
+    } else settings[key] = checked;
+  }
+  for (const setting of driver.settings) {
+    if (errors[setting.name]) continue;
+    const present = setting.secret ? secretNames.has(setting.name) : settings[setting.name] !== undefined;
+    if (setting.required && !present) errors[setting.name] = ['This field is required.'];
+    // A kept value is checked again: the gateway's type may have changed (http URLs).
+    else if (!setting.secret && present && !(setting.name in secrets)) {
+      const again = checkValue(setting, settings[setting.name], isSandbox);
+      if (typeof again === 'object') errors[setting.name] = again.errors;
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new FieldErrors({ settings: errors });
+  return { settings, secrets, removedSecrets };
+}
+
+/** The value to store, or the messages that refuse it. */
+function checkValue(
+  setting: DriverSetting,
+  value: unknown,
+  isSandbox: boolean,
+): SettingValue | { errors: string[] } {
+  if (setting.kind === 'integer') return checkInteger(setting, value);
+  if (typeof value !== 'string') return { errors: ['Not a valid string.'] };
+  if (value.trim() === '') return { errors: ['This field may not be blank.'] };
+  if (setting.length !== undefined && [...value].length !== setting.length) {
+    return { errors: [`Ensure this field has exactly ${setting.length} characters.`] };
+  }
+  const max = setting.kind === 'url' ? LIMITS.url : SETTING_TEXT_MAX;
+  if (value.length > max) return { errors: [`Ensure this field has no more than ${max} characters.`] };
+  if (setting.kind === 'url') {
+    const problem = urlProblem(value, isSandbox);
+    if (problem) return { errors: [problem] };
+  }
+  return value;
+}
+
+function checkInteger(setting: DriverSetting, value: unknown): number | { errors: string[] } {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^-?\d+$/.test(value)
+        ? Number(value)
+        : NaN;
+  if (!Number.isSafeInteger(number)) return { errors: ['A valid integer is required.'] };
+  if (setting.min !== undefined && number < setting.min) {
+    return { errors: [`Ensure this value is greater than or equal to ${setting.min}.`] };
+  }
+  if (setting.max !== undefined && number > setting.max) {
+    return { errors: [`Ensure this value is less than or equal to ${setting.max}.`] };
+  }
+  return number;
+}
+
+function urlProblem(value: string, isSandbox: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'Enter a valid URL.';
+  }
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && isSandbox) return null;
+  return isSandbox ? 'Enter an http or https URL.' : 'Enter an https URL (http only on a sandbox gateway).';
+}
+
+const typeName = (value: unknown): string =>
+  Array.isArray(value) ? 'list' : typeof value === 'string' ? 'str' : typeof value;
