@@ -8,7 +8,7 @@ import type {
   AttemptOutcome,
   FollowUpInput,
   FollowUpOutcome,
-  GatewayAdapter,
+  GatewayDriver,
   InquiryInput,
   PayInput,
 } from './gateway-adapter';
@@ -37,8 +37,10 @@ const RESPONSE_CODES: Record<Result, string> = { success: '00', declined: '05', 
  * of the cards it tokenized (`sandbox_tokens`): a token charges as its test card does later on.
  */
 @Injectable()
-export class SandboxGatewayAdapter implements GatewayAdapter {
+export class SandboxGatewayAdapter implements GatewayDriver {
   readonly name = 'sandbox';
+  /** The customer types the card on Checkout's own payment page (contract §9). */
+  readonly flow = 'card_form';
 
   constructor(
     @InjectRepository(SandboxCharge) private readonly charges: Repository<SandboxCharge>,
