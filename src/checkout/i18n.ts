@@ -108,7 +108,8 @@ const EN: PageStrings = {
 
 const AR: PageStrings = {
   confirmingTitle: 'جارٍ تأكيد الدفع',
-  confirmingNotice: 'يجري تأكيد دفعتك مع مزوّد الدفع. ستُعاد تحميل هذه الصفحة تلقائيًا حتى يتم ذلك؛ يُرجى عدم الدفع مرة أخرى.',
+  confirmingNotice:
+    'يجري تأكيد دفعتك مع مزوّد الدفع. ستُعاد تحميل هذه الصفحة تلقائيًا حتى يتم ذلك؛ يُرجى عدم الدفع مرة أخرى.',
   dir: 'rtl',
   checkoutTitle: 'الدفع',
   paymentTitle: 'الدفع بالبطاقة',

@@ -289,7 +289,9 @@ export class OperationsService {
     });
     if (outcome.result === 'unknown') {
       this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway did not answer an operation in time');
-      throw new OperationPending(`The gateway did not confirm the ${operation} in time; it may still happen.`);
+      throw new OperationPending(
+        `The gateway did not confirm the ${operation} in time; it may still happen.`,
+      );
     }
     if (outcome.result !== 'success') {
       this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway refused an operation');

@@ -68,7 +68,10 @@ export class PaymentAttemptsRepository {
     referenceNumber: string,
     provider: Record<string, string>,
   ): Promise<Record<string, string>> {
-    const stored = await this.repo.findOne({ where: { referenceNumber }, select: { id: true, provider: true } });
+    const stored = await this.repo.findOne({
+      where: { referenceNumber },
+      select: { id: true, provider: true },
+    });
     return { ...(stored?.provider ?? {}), ...provider };
   }
 

@@ -140,14 +140,7 @@ export class PaymentsService {
     const { charge, keep } = await this.chargeFor(request.payWith, opened, gateway);
 
     const { attempt, transaction } = await this.claim(opened, keep);
-    const answer = await this.callGateway(
-      bound,
-      gateway,
-      attempt,
-      transaction.operation,
-      charge,
-      keep.save,
-    );
+    const answer = await this.callGateway(bound, gateway, attempt, transaction.operation, charge, keep.save);
     await this.recordAnswer(attempt, answer);
     return {
       transaction: await this.settle(attempt, answer, transaction),
@@ -372,7 +365,12 @@ export class PaymentsService {
 }
 
 /** A pending attempt on `tx` as claimed: its amount is the one stored now. */
-function newAttempt(referenceNumber: string, tx: Transaction, card: AttemptCard | null, now: Date): PaymentAttempt {
+function newAttempt(
+  referenceNumber: string,
+  tx: Transaction,
+  card: AttemptCard | null,
+  now: Date,
+): PaymentAttempt {
   return Object.assign(new PaymentAttempt(), {
     referenceNumber,
     transactionId: tx.id,

@@ -139,7 +139,11 @@ export class RedirectPayments {
     if (stored.settledAt === null)
       return { kind: 'confirming', transaction, referenceNumber: stored.referenceNumber };
     // Canceled on the provider's page, or never paid there: the customer may pay again.
-    if (isPayable(transaction.state) && !transaction.attemptInFlight && (canceled || stored.result === 'error'))
+    if (
+      isPayable(transaction.state) &&
+      !transaction.attemptInFlight &&
+      (canceled || stored.result === 'error')
+    )
       return { kind: 'payable', transaction };
     return { kind: 'settled', transaction, referenceNumber: stored.referenceNumber };
   }
@@ -157,7 +161,10 @@ export class RedirectPayments {
       notice = await bound.driver.notification({ gateway, settings: bound.settings, rawBody, headers });
     } catch (error) {
       if (error instanceof UnverifiedNotification) {
-        this.logger.warn({ gateway: code, reason: error.message }, 'Refused an unverified provider notification');
+        this.logger.warn(
+          { gateway: code, reason: error.message },
+          'Refused an unverified provider notification',
+        );
         throw new BadRequest('The notification could not be verified.');
       }
       throw error;
@@ -165,7 +172,10 @@ export class RedirectPayments {
     if (notice.kind === 'ignore') return;
     const attempt = await this.attempts.findByReference(notice.referenceNumber);
     if (!attempt || attempt.pgCode !== code) {
-      this.logger.warn({ gateway: code, referenceNumber: notice.referenceNumber }, 'A notification for no attempt of this gateway');
+      this.logger.warn(
+        { gateway: code, referenceNumber: notice.referenceNumber },
+        'A notification for no attempt of this gateway',
+      );
       return;
     }
     await this.settlement.conclude(attempt, notice.outcome, false);

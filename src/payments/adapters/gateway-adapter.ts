@@ -130,8 +130,7 @@ export interface StartInput extends DriverCall, RedirectUrls {
 
 /** Where the customer goes: a 303 to the provider, or a page of ours that loads the provider's script. */
 export type CustomerDestination =
-  | { kind: 'redirect'; url: string }
-  | { kind: 'script_page'; scriptUrl: string; sessionId: string };
+  { kind: 'redirect'; url: string } | { kind: 'script_page'; scriptUrl: string; sessionId: string };
 
 export interface StartResult {
   /** Kept with the attempt before the customer is sent on (session id, its URL). */
@@ -161,8 +160,7 @@ export interface NotificationInput extends DriverCall {
 
 /** A verified notification: about one of our attempts, or something to acknowledge and ignore. */
 export type ProviderNotification =
-  | { kind: 'outcome'; referenceNumber: string; outcome: ProviderOutcome }
-  | { kind: 'ignore' };
+  { kind: 'outcome'; referenceNumber: string; outcome: ProviderOutcome } | { kind: 'ignore' };
 
 /** A notification that is forged or cannot be verified (400, nothing changes). */
 export class UnverifiedNotification extends Error {

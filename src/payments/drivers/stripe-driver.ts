@@ -20,7 +20,12 @@ import {
   type StartResult,
   UnverifiedNotification,
 } from '../adapters/gateway-adapter';
-import { amountOf, describeStripeError, StripeClient, WebhookSecretMissing } from '../providers/stripe/stripe-client';
+import {
+  amountOf,
+  describeStripeError,
+  StripeClient,
+  WebhookSecretMissing,
+} from '../providers/stripe/stripe-client';
 import { BACKGROUND_TIMEOUT_MS, type StripeSettings } from '../providers/stripe/stripe-settings';
 
 export const STRIPE_PG = 'stripe';
@@ -90,7 +95,11 @@ export class StripeDriver implements RedirectDriver {
     if (!sessionId) {
       // The start call never answered: the customer never got the session's URL, so nothing was
       // paid through it. A PaymentIntent carrying the reference would say otherwise.
-      const found = await client.searchPaymentIntentsByMetadata('reference_number', input.referenceNumber, options);
+      const found = await client.searchPaymentIntentsByMetadata(
+        'reference_number',
+        input.referenceNumber,
+        options,
+      );
       return found[0] ? intentAnswer(found[0]) : null;
     }
     return sessionAnswer(await client.retrieveCheckoutSession(sessionId, options));
@@ -128,7 +137,8 @@ export class StripeDriver implements RedirectDriver {
       case 'checkout.session.async_payment_failed': {
         const session = event.data.object;
         const reference = session.client_reference_id;
-        const intentId = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
+        const intentId =
+          typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
         if (!reference || !intentId) return { kind: 'ignore' };
         const answer = intentAnswer(await client.retrievePaymentIntent(intentId));
         return answer === 'open' || answer === null
@@ -172,7 +182,13 @@ export class StripeDriver implements RedirectDriver {
     } catch (error) {
       const failure = describeStripeError(error);
       this.logger.warn(
-        { operation: input.operation, kind: failure.kind, type: failure.type, code: failure.code, requestId: failure.requestId },
+        {
+          operation: input.operation,
+          kind: failure.kind,
+          type: failure.type,
+          code: failure.code,
+          requestId: failure.requestId,
+        },
         'Stripe did not carry out an operation',
       );
       if (failure.kind === 'unknown') return { result: 'unknown' };
@@ -180,17 +196,22 @@ export class StripeDriver implements RedirectDriver {
     }
   }
 
-  private async intentOf(client: StripeClient, provider: ProviderData | null | undefined): Promise<string | null> {
+  private async intentOf(
+    client: StripeClient,
+    provider: ProviderData | null | undefined,
+  ): Promise<string | null> {
     if (provider?.payment_intent) return provider.payment_intent;
     if (!provider?.session_id) return null;
     const session = await client.retrieveCheckoutSession(provider.session_id);
-    return typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+    return typeof session.payment_intent === 'string'
+      ? session.payment_intent
+      : (session.payment_intent?.id ?? null);
   }
 }
 
 /** A StripeClient for one gateway's settings. */
 function clientFor(settings: DriverSettingsValues): StripeClient {
-  const text = (key: string) => (typeof settings[key] === 'string' ? (settings[key] as string) : null);
+  const text = (key: string) => (typeof settings[key] === 'string' ? settings[key] : null);
   const stripeSettings: StripeSettings = {
     secret_key: text('secret_key') ?? '',
     webhook_secret: text('webhook_secret'),
