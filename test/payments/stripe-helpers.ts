@@ -16,11 +16,15 @@ export async function seedStripeGateways(t: TestApp): Promise<void> {
     gatewayInput({ ...common, code: 'stripe-auth', name: 'Stripe (authorize)', operation: 'authorize' }),
   );
   await gateways.create(gatewayInput({ ...common, code: 'stripe-nohook', name: 'Stripe without webhooks' }));
+  await gateways.create(gatewayInput({ ...common, code: 'stripe-down', name: 'Stripe unreachable' }));
 }
+
+/** Nothing listens there: a connection is refused at once. */
+const UNREACHABLE = 'http://127.0.0.1:9';
 
 /**
  * The test's stand-in for the gateways' stored settings (contract §20): each `stripe` gateway talks to
- * the simulator; `stripe-nohook` has no webhook_secret.
+ * the simulator; `stripe-nohook` has no webhook_secret; `stripe-down` reaches no one.
  */
 export function stripeSettings(sim: () => StripeSimulator, timeoutMs = 1500): ProviderOverride {
   return {
@@ -32,7 +36,7 @@ export function stripeSettings(sim: () => StripeSimulator, timeoutMs = 1500): Pr
             ? {}
             : {
                 secret_key: sim().secretKey,
-                api_base_url: sim().baseUrl,
+                api_base_url: gateway.code === 'stripe-down' ? UNREACHABLE : sim().baseUrl,
                 timeout_ms: timeoutMs,
                 ...(gateway.code === 'stripe-nohook' ? {} : { webhook_secret: sim().webhookSecret }),
               },
