@@ -121,7 +121,7 @@ export class RedirectPayments {
    * provider, server to server; what the browser brings only names the attempt.
    */
   async returned(code: string, params: Record<string, string>): Promise<ReturnOutcome> {
-    const attempt = await this.attempts.findByReference(params[RETURN_REFERENCE_PARAM] ?? '');
+    const attempt = await this.attempts.findByReference(await this.returnReference(code, params));
     if (!attempt || attempt.pgCode !== code) throw new NotFound();
     const canceled = params[RETURN_CANCEL_PARAM] === '1';
     if (attempt.settledAt === null) {
@@ -179,6 +179,19 @@ export class RedirectPayments {
       return;
     }
     await this.settlement.conclude(attempt, notice.outcome, false);
+  }
+
+  /**
+   * The attempt a return names: our `ref` parameter, or, for a provider that refuses query strings
+   * in its return URL (KNET), what its driver reads from the provider's own parameters.
+   */
+  private async returnReference(code: string, params: Record<string, string>): Promise<string> {
+    const ours = params[RETURN_REFERENCE_PARAM];
+    if (ours) return ours;
+    const gateway = await this.gateways.findByCode(code);
+    const bound = gateway ? await this.adapters.bind(gateway) : null;
+    if (!gateway || !bound || !isRedirectDriver(bound.driver) || !bound.driver.returnReference) return '';
+    return (await bound.driver.returnReference({ gateway, settings: bound.settings }, params)) ?? '';
   }
 
   /** The customer's own open session on this gateway, if the attempt holding the transaction has one. */

@@ -199,6 +199,11 @@ export interface RedirectDriver extends GatewayDriver {
   start(input: StartInput): Promise<StartResult>;
   /** The customer's return, confirmed server to server. Throws when the provider cannot be asked. */
   complete(input: CompleteInput): Promise<Completion>;
+  /**
+   * The attempt's reference from the provider's return parameters, for providers whose return URL
+   * cannot carry our `ref` (KNET: decrypted `trandata`'s track id). Optional; null when unreadable.
+   */
+  returnReference?(call: DriverCall, params: Record<string, string>): Promise<string | null>;
   /** Verifies a notification first (throws {@link UnverifiedNotification}), then reads it. */
   notification(input: NotificationInput): Promise<ProviderNotification>;
   /**
