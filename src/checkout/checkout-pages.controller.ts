@@ -73,6 +73,30 @@ export class CheckoutPagesController {
     sendPage(res, await this.pages.pay(sessionId, pgCode, body, readCookie(req, CSRF_COOKIE) ?? ''));
   }
 
+  /**
+   * The customer back from a provider's page (contract §20): `GET` or `POST` (a provider may post
+   * its result). Only the attempt's reference is read from what the browser brings.
+   */
+  @Get('v1/gateways/:code/return')
+  async returnedByGet(
+    @Param('code') code: string,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendPage(res, await this.pages.returned(code, textParams(query)));
+  }
+
+  @Post('v1/gateways/:code/return')
+  async returnedByPost(
+    @Param('code') code: string,
+    @Query() query: Record<string, unknown>,
+    @Body() body: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    const form = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    sendPage(res, await this.pages.returned(code, { ...textParams(form), ...textParams(query) }));
+  }
+
   @Get('static/checkout.css')
   stylesheet(@Res() res: Response): void {
     res.setHeader('Cache-Control', 'public, max-age=3600');
@@ -88,4 +112,11 @@ export class CheckoutPagesController {
     res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
     res.type('image/svg+xml').send(CARD_ICON_SVG);
   }
+}
+
+/** The string parameters of a query or form (anything else is not ours to read). */
+function textParams(values: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }

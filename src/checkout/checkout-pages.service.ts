@@ -9,6 +9,7 @@ import { toBoolean } from '../common/validation/field-decorators';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { AttemptRefused, type PaymentCard, PaymentsService } from '../payments/payments.service';
+import { RedirectPayments } from '../payments/redirect-payments.service';
 import { isSavingPaymentType } from '../transactions/transaction-state';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
 import type { Transaction } from '../transactions/transaction.entity';
@@ -21,12 +22,16 @@ import { cardOfPageReference, pageReferenceOf } from './saved-card-references';
 import { originOf, type PageResponse } from './page-response';
 import {
   checkoutPage,
+  confirmingPage,
   paymentPage,
   type PaymentField,
   type PaymentView,
   resultPage,
   type SavedCardOption,
 } from './templates';
+
+/** How often the "payment being confirmed" page reloads itself. */
+const CONFIRMING_RELOAD_SECONDS = 3;
 
 /** Our own page paths (relative: the browser stays on the origin it came in through). */
 const cancelPath = (sessionId: string): string => `/b/checkout/txn/${sessionId}/cancel`;
@@ -46,6 +51,7 @@ export class CheckoutPagesService {
     private readonly adminConfig: AdminConfigService,
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
+    private readonly redirects: RedirectPayments,
   ) {}
 
   get secureCookies(): boolean {
@@ -79,6 +85,8 @@ export class CheckoutPagesService {
     refused: RefusedSubmission = {},
   ): Promise<PageResponse> {
     const { transaction, gateway } = await this.payments.open(asSessionId(sessionId), pgCode);
+    if (status === 200 && this.redirects.isRedirectGateway(gateway))
+      return this.toProvider(transaction.sessionId, pgCode, csrfToken);
     const ctx = await this.context(transaction);
     const t = stringsFor(ctx.language);
     const canSave = offersSavedCards(gateway, transaction);
@@ -144,6 +152,55 @@ export class CheckoutPagesService {
       }
       throw error;
     }
+  }
+
+  /**
+   * The customer picked a redirect gateway (contract §20): the attempt is claimed and the customer
+   * sent to the provider's page (303). Refused: where a paid customer goes, or the checkout page
+   * saying why (409).
+   */
+  private async toProvider(sessionId: string, pgCode: string, csrfToken: string): Promise<PageResponse> {
+    try {
+      const destination = await this.redirects.start(sessionId, pgCode);
+      if (destination.kind !== 'redirect')
+        throw new Error('Pages that load a provider script are not served yet');
+      return { kind: 'redirect', status: 303, location: destination.url };
+    } catch (error) {
+      if (!(error instanceof AttemptRefused)) throw error;
+      const tx = error.transaction;
+      if (tx.state === 'paid' || tx.state === 'authorized') {
+        const winner = await this.payments.lastSuccessfulAttempt(tx);
+        return this.finish(tx, winner?.referenceNumber ?? '');
+      }
+      const page = await this.checkout(sessionId, csrfToken);
+      return page.kind === 'html' ? { ...page, status: 409 } : page;
+    }
+  }
+
+  /**
+   * The customer is back from the provider (contract §20): settled → on as after any attempt; not
+   * paid there → the checkout page (still payable); not confirmed yet → the page that reloads.
+   */
+  async returned(code: string, params: Record<string, string>): Promise<PageResponse> {
+    const outcome = await this.redirects.returned(code, params);
+    if (outcome.kind === 'settled') return this.finish(outcome.transaction, outcome.referenceNumber);
+    if (outcome.kind === 'payable')
+      return { kind: 'redirect', status: 303, location: checkoutPagePath(outcome.transaction.sessionId) };
+    const ctx = await this.context(outcome.transaction);
+    const page = this.htmlPage(
+      200,
+      confirmingPage(
+        {
+          tx: ctx.dto,
+          merchantName: ctx.merchantName,
+          referenceNumber: outcome.referenceNumber,
+          checkoutUrl: checkoutPagePath(outcome.transaction.sessionId),
+        },
+        ctx.language,
+      ),
+      ctx,
+    );
+    return page.kind === 'html' ? { ...page, refreshSeconds: CONFIRMING_RELOAD_SECONDS } : page;
   }
 
   /**

@@ -34,6 +34,9 @@ export interface PageStrings {
   formExpired: string;
   invalidCard: string;
   attemptInProgress: string;
+  /** The page shown while a provider has not yet confirmed a payment (contract §20). */
+  confirmingTitle: string;
+  confirmingNotice: string;
   expiry: string;
   expiryHint: string;
   cvc: string;
@@ -49,6 +52,9 @@ export interface PageStrings {
 }
 
 const EN: PageStrings = {
+  confirmingTitle: 'Confirming your payment',
+  confirmingNotice:
+    'Your payment is being confirmed with the payment provider. This page reloads itself until it is; please do not pay again.',
   dir: 'ltr',
   checkoutTitle: 'Checkout',
   paymentTitle: 'Card payment',
@@ -101,6 +107,9 @@ const EN: PageStrings = {
 };
 
 const AR: PageStrings = {
+  confirmingTitle: 'جارٍ تأكيد الدفع',
+  confirmingNotice:
+    'يجري تأكيد دفعتك مع مزوّد الدفع. ستُعاد تحميل هذه الصفحة تلقائيًا حتى يتم ذلك؛ يُرجى عدم الدفع مرة أخرى.',
   dir: 'rtl',
   checkoutTitle: 'الدفع',
   paymentTitle: 'الدفع بالبطاقة',

@@ -2,7 +2,15 @@ import type { Response } from 'express';
 
 /** What a page handler answers: HTML, or a redirect, plus what its CSP must allow. */
 export type PageResponse =
-  | { kind: 'html'; status: number; html: string; formTargets?: string[]; imageSources?: string[] }
+  | {
+      kind: 'html';
+      status: number;
+      html: string;
+      formTargets?: string[];
+      imageSources?: string[];
+      /** The page reloads itself after this many seconds (the `Refresh` header). */
+      refreshSeconds?: number;
+    }
   | { kind: 'redirect'; status: 302 | 303; location: string };
 
 /** The origin of an absolute URL, for a CSP source list; null when it is not http(s). */
@@ -39,5 +47,6 @@ export function sendPage(res: Response, page: PageResponse): void {
   }
   res.setHeader('Content-Security-Policy', contentSecurityPolicy(page.formTargets, page.imageSources));
   res.setHeader('X-Frame-Options', 'DENY');
+  if (page.refreshSeconds) res.setHeader('Refresh', String(page.refreshSeconds));
   res.status(page.status).type('html').send(page.html);
 }

@@ -289,6 +289,18 @@ export function resultPage(view: ResultView, language: PageLanguage): string {
   return layout({ language, title: t.resultTitle, merchantName: view.merchantName, body });
 }
 
+/**
+ * The customer is back from a provider that has not confirmed the payment yet (contract §20): the
+ * page says so; the response's `Refresh` header reloads it.
+ */
+export function confirmingPage(view: ResultView, language: PageLanguage): string {
+  const t = stringsFor(language);
+  const body = html` ${summary(view.tx, t, false)}
+    <p class="notice" role="status" data-testid="confirming">${t.confirmingNotice}</p>
+    <p class="reference">${t.reference}: <span data-testid="reference">${view.referenceNumber}</span></p>`;
+  return layout({ language, title: t.confirmingTitle, merchantName: view.merchantName, body });
+}
+
 /** An error page (unknown link, expired form, ...). */
 export function errorPage(message: string, language: PageLanguage, merchantName: string): string {
   const t = stringsFor(language);

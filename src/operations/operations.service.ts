@@ -54,6 +54,11 @@ export class OperationRefused extends DomainError {
   }
 }
 
+/** The provider did not answer an operation in time (contract §20): 503 with `"result": "pending"`. */
+export class OperationPending extends DomainError {
+  readonly status = 503;
+}
+
 /**
  * The operations API (contract §10): capture, void, refund, cancel and expire, through the state
  * machine. Amounts use decimal math against what is left. A `Tracking-Key` makes a repeat answer
@@ -263,17 +268,31 @@ export class OperationsService {
   }
 
   /** Capture, void and refund also go to the gateway (the sandbox always agrees). */
+  /**
+   * The provider carries out the operation first (contract §20): the transaction changes only once
+   * it confirms. A refusal → 400 `failed`; no answer in time → 503 `pending`.
+   */
   private async followUp(tx: Transaction, operation: FollowUpOperation, amount: string): Promise<void> {
     const gateway = await this.gateways.findByCode(tx.pgCode);
-    const adapter = gateway ? this.adapters.for(gateway) : null;
-    if (!gateway || !adapter) throw new OperationRefused(`Gateway "${tx.pgCode}" cannot ${operation} here.`);
-    const outcome = await adapter.followUp({
+    const bound = gateway ? await this.adapters.bind(gateway) : null;
+    if (!gateway || !bound) throw new OperationRefused(`Gateway "${tx.pgCode}" cannot ${operation} here.`);
+    const attempt = await this.payments.lastSuccessfulAttempt(tx);
+    const outcome = await bound.driver.followUp({
       gateway,
+      settings: bound.settings,
       operation,
-      referenceNumber: (await this.lastReference(tx)) ?? '',
+      referenceNumber: attempt?.referenceNumber ?? '',
+      provider: attempt?.provider ?? null,
       amount,
       currencyCode: tx.currencyCode,
+      partial: !new Money(amount).eq(tx.amount),
     });
+    if (outcome.result === 'unknown') {
+      this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway did not answer an operation in time');
+      throw new OperationPending(
+        `The gateway did not confirm the ${operation} in time; it may still happen.`,
+      );
+    }
     if (outcome.result !== 'success') {
       this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway refused an operation');
       throw new OperationRefused(outcome.message ?? `The gateway refused the ${operation}.`);
@@ -389,5 +408,6 @@ function parseAmount(value: unknown, digits: number, tx: Transaction): string | 
 function refusedAnswer(operation: string | null, error: DomainError): OperationAnswer {
   const body = error.body() as Record<string, unknown>;
   const detail = typeof body.detail === 'string' ? body.detail : error.message;
-  return { status: error.status, body: { detail, operation, result: 'failed' } };
+  const result = error instanceof OperationPending ? 'pending' : 'failed';
+  return { status: error.status, body: { detail, operation, result } };
 }

@@ -12,7 +12,10 @@ import type { Trigger } from '../transactions/state-machine';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
-import { GatewayAdapters } from './adapters/gateway-adapters';
+import { Money } from '../common/money/money';
+import type { Gateway } from '../gateways/gateway.entity';
+import { isRedirectDriver, type InquiryAnswer, type ProviderOutcome } from './adapters/gateway-adapter';
+import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { gatewayResponse, responseMessage } from './gateway-response';
 import type { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
@@ -173,25 +176,98 @@ export class AttemptSettlement {
    */
   async finish(attempt: PaymentAttempt, mayRelease = true): Promise<FinishResult> {
     const tx = await this.transactionOf(attempt);
-    let answer: StoredAnswer | null =
-      attempt.result === 'pending'
-        ? null
-        : { result: attempt.result, responseCode: attempt.responseCode, gatewayToken: attempt.gatewayToken };
-    if (!answer) {
-      const gateway = await this.gateways.findByCode(attempt.pgCode);
-      const adapter = gateway ? this.adapters.for(gateway) : null;
-      if (!gateway || !adapter) return 'unknown';
-      const known = await adapter.inquire({ gateway, referenceNumber: attempt.referenceNumber });
-      if (known === null) {
-        if (!mayRelease) return 'unknown';
-        await this.release(attempt);
-        return 'released';
-      }
-      await this.attempts.storeAnswer(attempt.referenceNumber, known);
-      answer = known;
+    if (attempt.result !== 'pending') {
+      await this.settle(attempt, storedAnswerOf(attempt), tx.operation);
+      return 'settled';
     }
-    await this.settle(attempt, answer, tx.operation);
+    const bound = await this.driverOf(attempt);
+    if (!bound) return 'unknown';
+    const known = await bound.driver.inquire({
+      gateway: bound.gateway,
+      settings: bound.settings,
+      referenceNumber: attempt.referenceNumber,
+      provider: attempt.provider,
+      background: true,
+    });
+    return this.conclude(attempt, known, mayRelease);
+  }
+
+  /**
+   * Finishes an attempt from what its provider says now (inquiry, the customer's return, a
+   * notification, an abandoned session): `'open'` leaves it holding the transaction; `null`
+   * releases it (with `mayRelease`); an outcome is checked against the attempt's amount and
+   * currency, stored, then settled — once, whichever of these arrives first (contract §20).
+   */
+  async conclude(attempt: PaymentAttempt, known: InquiryAnswer, mayRelease = true): Promise<FinishResult> {
+    if (known === 'open') return 'unknown';
+    if (known === null) {
+      if (!mayRelease) return 'unknown';
+      await this.release(attempt);
+      return 'released';
+    }
+    if (!this.matchesAttempt(attempt, known)) return 'unknown';
+    const { amount: _amount, currencyCode: _currency, provider, ...answer } = known;
+    await this.attempts.storeAnswer(attempt.referenceNumber, answer, provider);
+    const stored = (await this.attempts.findByReference(attempt.referenceNumber)) ?? attempt;
+    if (stored.result !== answer.result) {
+      // Settled from another answer (e.g. released as never charged): a person must look at it.
+      this.logger.error(
+        { referenceNumber: attempt.referenceNumber, stored: stored.result, provider: answer.result },
+        'A provider reports another outcome than the one an attempt was settled with',
+      );
+      return 'unknown';
+    }
+    if (stored.settledAt !== null) return 'settled';
+    const tx = await this.transactionOf(stored);
+    await this.settle(stored, storedAnswerOf(stored), tx.operation);
     return 'settled';
+  }
+
+  /**
+   * Ends a redirect attempt whose customer left the provider's page (canceled there, or picked a
+   * payment method again): the provider makes the session unpayable, then its record decides.
+   * `unknown` when the provider cannot be asked or the session is still payable.
+   */
+  async abandon(attempt: PaymentAttempt): Promise<FinishResult> {
+    if (attempt.settledAt !== null) return 'settled';
+    if (attempt.result !== 'pending') return this.finish(attempt);
+    const bound = await this.driverOf(attempt);
+    if (!bound || !isRedirectDriver(bound.driver)) return 'unknown';
+    const known = await bound.driver.abandon({
+      gateway: bound.gateway,
+      settings: bound.settings,
+      referenceNumber: attempt.referenceNumber,
+      provider: attempt.provider,
+    });
+    return this.conclude(attempt, known);
+  }
+
+  /** The attempt's gateway, its driver and settings; null when no driver serves it any more. */
+  async driverOf(attempt: PaymentAttempt): Promise<(BoundDriver & { gateway: Gateway }) | null> {
+    const gateway = await this.gateways.findByCode(attempt.pgCode);
+    const bound = gateway ? await this.adapters.bind(gateway) : null;
+    return gateway && bound ? { ...bound, gateway } : null;
+  }
+
+  /**
+   * Whether what the provider charged is what the attempt asked for (contract §20): a payment for
+   * another amount or currency is never settled; it is logged and left to inquiry and a person.
+   */
+  private matchesAttempt(attempt: PaymentAttempt, known: ProviderOutcome): boolean {
+    if (known.result !== 'success' || (known.amount === undefined && known.currencyCode === undefined))
+      return true;
+    const sameCurrency = (known.currencyCode ?? attempt.currencyCode) === attempt.currencyCode;
+    const sameAmount = known.amount === undefined || new Money(known.amount).eq(attempt.amount);
+    if (sameCurrency && sameAmount) return true;
+    this.logger.error(
+      {
+        referenceNumber: attempt.referenceNumber,
+        expected: `${attempt.amount} ${attempt.currencyCode}`,
+        provider: `${known.amount ?? '?'} ${known.currencyCode ?? '?'}`,
+      },
+      'A provider reported a payment for another amount or currency: left unsettled',
+    );
+    return false;
   }
 
   /**
@@ -251,4 +327,10 @@ export function triggerFor(answer: StoredAnswer, operation: GatewayOperation): T
     case 'error':
       return 'attempt_error';
   }
+}
+
+/** The answer stored on an attempt that has one. */
+function storedAnswerOf(attempt: PaymentAttempt): StoredAnswer {
+  if (attempt.result === 'pending') throw new Error(`Attempt ${attempt.referenceNumber} has no answer yet`);
+  return { result: attempt.result, responseCode: attempt.responseCode, gatewayToken: attempt.gatewayToken };
 }

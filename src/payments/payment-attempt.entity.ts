@@ -57,6 +57,13 @@ export class PaymentAttempt {
   @JsonColumn({ nullable: true })
   card: AttemptCard | null;
 
+  /**
+   * What a redirect provider keeps of this attempt (contract §20): its session id and URL, written
+   * as soon as the provider answers the start call; the PaymentIntent or order id once known.
+   */
+  @JsonColumn({ name: 'provider_data', nullable: true })
+  provider: Record<string, string> | null;
+
   @MoneyColumn()
   amount: string;
 
@@ -92,6 +99,7 @@ export function attemptOn(
     amount: tx.amount,
     currencyCode: tx.currencyCode,
     gatewayToken: null,
+    provider: null,
     ...rest,
   } satisfies Partial<PaymentAttempt>);
 }

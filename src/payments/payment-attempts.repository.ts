@@ -38,10 +38,41 @@ export class PaymentAttemptsRepository {
    * Stores the gateway's answer, on its own and at once (contract §17: before anything else can fail).
    * Only while the attempt is still pending: a later copy of the same answer changes nothing.
    */
-  async storeAnswer(referenceNumber: string, answer: StoredAnswer, at: Date = new Date()): Promise<void> {
-    await this.uow.retrying(() =>
-      this.repo.update({ referenceNumber, result: 'pending' }, { ...answer, completedAt: at }),
-    );
+  async storeAnswer(
+    referenceNumber: string,
+    answer: StoredAnswer,
+    provider?: Record<string, string>,
+    at: Date = new Date(),
+  ): Promise<void> {
+    await this.uow.retrying(async () => {
+      const merged = provider ? await this.mergedProvider(referenceNumber, provider) : undefined;
+      await this.repo.update(
+        { referenceNumber, result: 'pending' },
+        { ...answer, completedAt: at, ...(merged ? { provider: merged } : {}) },
+      );
+    });
+  }
+
+  /**
+   * Stores what a redirect provider keeps of the attempt (its session), merged into what is there,
+   * before the customer is sent to it (contract §17).
+   */
+  async storeProvider(referenceNumber: string, provider: Record<string, string>): Promise<void> {
+    await this.uow.retrying(async () => {
+      const merged = await this.mergedProvider(referenceNumber, provider);
+      await this.repo.update({ referenceNumber }, { provider: merged });
+    });
+  }
+
+  private async mergedProvider(
+    referenceNumber: string,
+    provider: Record<string, string>,
+  ): Promise<Record<string, string>> {
+    const stored = await this.repo.findOne({
+      where: { referenceNumber },
+      select: { id: true, provider: true },
+    });
+    return { ...(stored?.provider ?? {}), ...provider };
   }
 
   /** Marks the attempt settled, in the unit of work that settles its transaction. */

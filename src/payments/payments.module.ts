@@ -23,10 +23,14 @@ import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { PaymentsService } from './payments.service';
 import { ReconcilerJob } from './reconciler.job';
 import { TestHelpersController } from './test-helpers.controller';
+import { DRIVER_SETTINGS, StoredDriverSettings } from './driver-settings';
+import { StripeDriver } from './drivers/stripe-driver';
+import { GatewayNotifyController } from './gateway-notify.controller';
+import { RedirectPayments } from './redirect-payments.service';
 
 /**
- * Payment attempts and the gateway adapters (contract §9). A real gateway adapter is one more provider
- * added to the GATEWAY_ADAPTERS list below, beside the sandbox one.
+ * Payment attempts and the gateway drivers (contract §9, §20). A driver is one more provider added
+ * to the GATEWAY_ADAPTERS list below; its settings come from DRIVER_SETTINGS.
  */
 @Module({
   imports: [
@@ -37,15 +41,26 @@ import { TestHelpersController } from './test-helpers.controller';
     EventsModule,
     IdempotencyModule,
   ],
-  controllers: [TestHelpersController, AutoDebitController, InquiryController, CashPaymentController],
+  controllers: [
+    TestHelpersController,
+    AutoDebitController,
+    InquiryController,
+    CashPaymentController,
+    GatewayNotifyController,
+  ],
   providers: [
     SandboxGatewayAdapter,
     CashGatewayAdapter,
+    StripeDriver,
     {
+      // The first driver that serves a gateway is its driver: by `pg` first, the sandbox last.
       provide: GATEWAY_ADAPTERS,
       useFactory: (...adapters: GatewayAdapter[]): GatewayAdapter[] => adapters,
-      inject: [SandboxGatewayAdapter, CashGatewayAdapter],
+      inject: [StripeDriver, CashGatewayAdapter, SandboxGatewayAdapter],
     },
+    // Each gateway's driver settings (src/gateways/ stores them; tests may override the token).
+    { provide: DRIVER_SETTINGS, useClass: StoredDriverSettings },
+    RedirectPayments,
     GatewayAdapters,
     PaymentAttemptsRepository,
     AttemptSettlement,
@@ -55,6 +70,6 @@ import { TestHelpersController } from './test-helpers.controller';
     CashPaymentService,
     ReconcilerJob,
   ],
-  exports: [PaymentsService, AttemptSettlement, GatewayAdapters],
+  exports: [PaymentsService, AttemptSettlement, GatewayAdapters, RedirectPayments],
 })
 export class PaymentsModule {}

@@ -67,10 +67,12 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
         { provide: GatewaysService, useValue: { findByCode: () => Promise.resolve(gateway) } },
         {
           provide: GatewayAdapters,
-          useValue: {
-            for: () => ({
+          useValue: (() => {
+            const driver = {
               name: 'fake',
+              flow: 'card_form',
               serves: () => true,
+
               pay: (input: Parameters<GatewayAdapter['pay']>[0]) => {
                 steps.push({ step: 'pay', detail: { amount: input.amount, card: input.card } });
                 return adapter.pay(input);
@@ -79,8 +81,9 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
                 steps.push({ step: 'inquire' });
                 return adapter.inquire(input);
               },
-            }),
-          },
+            };
+            return { for: () => driver, bind: () => Promise.resolve({ driver, settings: {} }) };
+          })(),
         },
         {
           provide: TransitionService,

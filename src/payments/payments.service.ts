@@ -19,8 +19,8 @@ import { TransitionService } from '../transactions/transition.service';
 import { CardFingerprints } from '../cards/card-fingerprints';
 import { isExpired, type NewCard } from '../cards/card-input';
 import { CardsRepository } from '../cards/cards.repository';
-import type { AttemptOutcome, GatewayAdapter, PayInput } from './adapters/gateway-adapter';
-import { GatewayAdapters } from './adapters/gateway-adapters';
+import type { AttemptOutcome, PayInput } from './adapters/gateway-adapter';
+import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import { attemptOn, PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
@@ -70,7 +70,7 @@ export class AttemptRefused extends StateConflict {
 }
 
 /** A claimed attempt: its row as written, and the transaction as stored when it was claimed. */
-interface Claimed {
+export interface Claimed {
   attempt: PaymentAttempt;
   transaction: Transaction;
 }
@@ -132,19 +132,15 @@ export class PaymentsService {
       throw new BadRequest(`Gateway "${gateway.code}" takes cash: the merchant acknowledges the payment.`);
     }
     if (!isPayable(opened.state)) throw notPayable(opened);
-    const adapter = this.adapters.for(gateway);
-    if (!adapter) throw new BadRequest(`Gateway "${gateway.code}" cannot take payments yet.`);
+    const bound = await this.adapters.bind(gateway);
+    if (!bound) throw new BadRequest(`Gateway "${gateway.code}" cannot take payments yet.`);
+    if (bound.driver.flow === 'redirect' && !('savedCardToken' in request.payWith)) {
+      throw new BadRequest(`Gateway "${gateway.code}" takes the card on its own payment page.`);
+    }
     const { charge, keep } = await this.chargeFor(request.payWith, opened, gateway);
 
     const { attempt, transaction } = await this.claim(opened, keep);
-    const answer = await this.callGateway(
-      adapter,
-      gateway,
-      attempt,
-      transaction.operation,
-      charge,
-      keep.save,
-    );
+    const answer = await this.callGateway(bound, gateway, attempt, transaction.operation, charge, keep.save);
     await this.recordAnswer(attempt, answer);
     return {
       transaction: await this.settle(attempt, answer, transaction),
@@ -226,7 +222,7 @@ export class PaymentsService {
    * attempt holds it (after waiting a moment for that one to settle). An attempt found holding it
    * long after its request should have finished is settled first.
    */
-  private async claim(opened: Transaction, card: AttemptCard): Promise<Claimed> {
+  async claim(opened: Transaction, card: AttemptCard | null): Promise<Claimed> {
     for (let round = 1; ; round++) {
       const claimed = await this.tryClaim(opened.id, card);
       if (claimed) return claimed;
@@ -239,7 +235,7 @@ export class PaymentsService {
    * in flight, the attempt row (for the amount stored now, never anything the browser sent), and a
    * saved card's use. Null when the transaction cannot be claimed.
    */
-  private async tryClaim(transactionId: string, card: AttemptCard): Promise<Claimed | null> {
+  private async tryClaim(transactionId: string, card: AttemptCard | null): Promise<Claimed | null> {
     const referenceNumber = randomBytes(10).toString('hex').toUpperCase();
     const now = new Date();
     return this.uow.run(async (manager) => {
@@ -249,7 +245,7 @@ export class PaymentsService {
       await this.attempts.insert(attempt, manager);
       // A saved card charged (page or auto-debit) counts as used now, whatever the outcome, and
       // for the transaction's agreement when it has one (contract §15: most recently used first).
-      if (card.savedCardToken) {
+      if (card?.savedCardToken) {
         await this.cards.recordCharge(manager, card.savedCardToken, transaction.agreement?.id ?? null, now);
       }
       return { attempt, transaction };
@@ -280,9 +276,20 @@ export class PaymentsService {
     );
   }
 
-  /** Settles the attempt `referenceNumber` when it is overdue; true when it was (settled or not). */
+  /**
+   * Settles the attempt `referenceNumber` when it is overdue, or ends it when it is a redirect
+   * attempt whose customer has come back to pay another way (its provider session is made
+   * unpayable first: docs/decisions.md); true when it was tried (settled or not).
+   */
   private async settledOverdueHolder(referenceNumber: string): Promise<boolean> {
     const holder = await this.attempts.findByReference(referenceNumber);
+    if (holder && holder.provider !== null && holder.result === 'pending') {
+      const ended = await this.settlement.abandon(holder).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'Could not end a redirect attempt');
+        return 'unknown' as const;
+      });
+      return ended !== 'unknown';
+    }
     if (!holder || !this.settlement.isOverdue(holder)) return false;
     await this.settlement.finish(holder).catch((error: unknown) => {
       this.logger.warn({ err: error }, 'Could not settle an overdue attempt');
@@ -296,7 +303,7 @@ export class PaymentsService {
    * either, the attempt stays pending for the reconciler and the request answers 503.
    */
   private async callGateway(
-    adapter: GatewayAdapter,
+    { driver: adapter, settings }: BoundDriver,
     gateway: Gateway,
     attempt: PaymentAttempt,
     operation: GatewayOperation,
@@ -306,6 +313,7 @@ export class PaymentsService {
     try {
       return await adapter.pay({
         gateway,
+        settings,
         referenceNumber: attempt.referenceNumber,
         amount: attempt.amount,
         currencyCode: attempt.currencyCode,
@@ -316,13 +324,14 @@ export class PaymentsService {
     } catch (error) {
       this.logger.error({ err: error, adapter: adapter.name }, 'Gateway adapter failed during an attempt');
       const known = await adapter
-        .inquire({ gateway, referenceNumber: attempt.referenceNumber })
+        .inquire({ gateway, settings, referenceNumber: attempt.referenceNumber, provider: attempt.provider })
         .catch((inquiryError: unknown) => {
           this.logger.error({ err: inquiryError, adapter: adapter.name }, 'Could not ask the gateway either');
           return undefined;
         });
-      if (known === undefined) throw new ServiceUnavailable();
-      return known ?? { result: 'error', responseCode: 'adapter-error' };
+      if (known === undefined || known === 'open') throw new ServiceUnavailable();
+      if (known === null) return { result: 'error', responseCode: 'adapter-error' };
+      return { result: known.result, responseCode: known.responseCode, gatewayToken: known.gatewayToken };
     }
   }
 
@@ -356,7 +365,12 @@ export class PaymentsService {
 }
 
 /** A pending attempt on `tx` as claimed: its amount is the one stored now. */
-function newAttempt(referenceNumber: string, tx: Transaction, card: AttemptCard, now: Date): PaymentAttempt {
+function newAttempt(
+  referenceNumber: string,
+  tx: Transaction,
+  card: AttemptCard | null,
+  now: Date,
+): PaymentAttempt {
   return attemptOn(referenceNumber, tx, {
     result: 'pending',
     responseCode: '',

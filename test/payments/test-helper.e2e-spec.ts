@@ -314,6 +314,7 @@ describe('test helper: pay a sandbox transaction with a test card', () => {
       'gateway_token',
       'id',
       'pg_code',
+      'provider_data',
       'reference_number',
       'response_code',
       'result',

@@ -85,6 +85,9 @@ export function rejectInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, en
   }
 }
 
+/** A request whose JSON body was read: `rawBody` is its text exactly as received. */
+export type RawBodyRequest = Request & { rawBody?: string };
+
 /** JSON body parser (1 MB → 413), lossless for money; malformed JSON → 400 (contract §1). */
 export function jsonBody(limit: string | number) {
   const readText = express.text({
@@ -96,6 +99,8 @@ export function jsonBody(limit: string | number) {
     readText(req, res, (error?: unknown) => {
       if (error) return next(error);
       if (typeof req.body !== 'string') return next();
+      // The exact bytes as text, for signatures computed over them (provider notifications).
+      (req as RawBodyRequest).rawBody = req.body;
       if (req.body.trim() === '') {
         req.body = {};
         return next();

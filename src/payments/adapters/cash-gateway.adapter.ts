@@ -4,7 +4,7 @@ import type {
   AttemptOutcome,
   FollowUpInput,
   FollowUpOutcome,
-  GatewayAdapter,
+  GatewayDriver,
   InquiryInput,
 } from './gateway-adapter';
 
@@ -14,8 +14,9 @@ import type {
  * back, recorded here. Cards are never charged through it.
  */
 @Injectable()
-export class CashGatewayAdapter implements GatewayAdapter {
+export class CashGatewayAdapter implements GatewayDriver {
   readonly name = 'cash';
+  readonly flow = 'offline';
 
   serves(gateway: Gateway): boolean {
     return isCash(gateway);

@@ -1,13 +1,36 @@
 import type { Gateway, GatewayOperation } from '../../gateways/gateway.entity';
 
 /**
- * The seam where payment gateways plug in. The sandbox adapter is the only one today; a real
- * gateway (KNET, Stripe, ...) is one more class implementing this interface, registered in
- * `PaymentsModule` under the `pg` values it serves.
+ * The seam where payment gateways plug in (contract §20): one driver per `pg`. A driver is a class
+ * implementing {@link GatewayDriver}, listed in `PaymentsModule` under GATEWAY_ADAPTERS.
+ *
+ * - `card_form` drivers (the sandbox) take the card on Checkout's own page: {@link GatewayDriver.pay}.
+ * - `redirect` drivers (Stripe; MPGS and KNET later) send the customer to the provider:
+ *   {@link RedirectDriver.start}, then {@link RedirectDriver.complete} on the customer's return and
+ *   {@link RedirectDriver.notification} for the provider's server-to-server notices.
+ * - `offline` drivers (cash) take no payment at all; the merchant acknowledges it.
+ *
+ * Every call gets the gateway and its `settings` (secrets decrypted, defaults applied). The durable
+ * rules of contract §17 are the pay path's (PaymentsService, RedirectPayments, AttemptSettlement),
+ * not the driver's: the attempt is claimed and its reference stored before any call, the answer
+ * stored before settling. A driver only talks to its provider and says what the provider says.
  */
 
-export interface PayInput {
+/** A driver's settings for one gateway: the gateway's `settings`, secrets decrypted, defaults applied. */
+export type DriverSettingsValues = Readonly<Record<string, string | number | boolean>>;
+
+/** What the provider keeps of an attempt that we need later (its session or order id): never secrets. */
+export type ProviderData = Record<string, string>;
+
+export type DriverFlow = 'card_form' | 'redirect' | 'offline';
+
+/** What every call carries. */
+export interface DriverCall {
   gateway: Gateway;
+  settings: DriverSettingsValues;
+}
+
+export interface PayInput extends DriverCall {
   /** Our reference number for this attempt (also sent to the gateway). */
   referenceNumber: string;
   /** The stored amount (decimal text): never anything the browser sent. */
@@ -33,48 +56,169 @@ export interface AttemptOutcome {
   gatewayToken?: string | null;
 }
 
-export interface InquiryInput {
-  gateway: Gateway;
+/**
+ * A provider's answer about an attempt, as the provider's own record has it. `amount` and
+ * `currencyCode` are what the provider charged (or holds): the pay path never settles an attempt
+ * paid for another amount or currency (contract §20). `provider` is merged into what the attempt
+ * keeps (e.g. the PaymentIntent id learnt on return).
+ */
+export interface ProviderOutcome extends AttemptOutcome {
+  amount?: string;
+  currencyCode?: string;
+  provider?: ProviderData;
+}
+
+export interface InquiryInput extends DriverCall {
   /** The reference number the attempt was sent with. */
   referenceNumber: string;
+  /** What the attempt keeps of the provider's side (null when the start call never answered). */
+  provider?: ProviderData | null;
+  /** Nobody waits on this call (the reconciler): it may take the background time limit. */
+  background?: boolean;
 }
+
+/**
+ * What inquiry learns: the outcome; `null` when the provider never received the attempt or it can
+ * no longer be paid (nothing charged, nothing will be); `'open'` while the customer may still pay
+ * on the provider's page.
+ */
+export type InquiryAnswer = ProviderOutcome | null | 'open';
 
 export type FollowUpOperation = 'capture' | 'void' | 'refund';
 
-export interface FollowUpInput {
-  gateway: Gateway;
+export interface FollowUpInput extends DriverCall {
   operation: FollowUpOperation;
   /** The reference number of the successful attempt the operation applies to. */
   referenceNumber: string;
+  /** What that attempt keeps of the provider's side. */
+  provider?: ProviderData | null;
   amount: string;
   currencyCode: string;
+  /** The amount is less than what the operation could take (a partial capture or refund). */
+  partial?: boolean;
+  /** A key for this operation, the same when it is retried (Stripe's Idempotency-Key). */
+  operationKey?: string;
 }
 
 export interface FollowUpOutcome {
-  result: 'success' | 'failed';
+  /** `unknown`: the provider did not answer in time; nothing is known of the outcome yet. */
+  result: 'success' | 'failed' | 'unknown';
   /** A message for the operations API's `detail` when the gateway refuses. */
   message?: string;
 }
 
-export interface GatewayAdapter {
-  /** A name for logs. */
+/** Where our return and notify routes are, for a redirect start (contract §20). */
+export interface RedirectUrls {
+  /** `/b/checkout/v1/gateways/{code}/return/` with the attempt's reference. */
+  returnUrl: string;
+  /** The same, saying the customer canceled on the provider's page. */
+  cancelUrl: string;
+  /** `/b/checkout/v1/gateways/{code}/notify/`. */
+  notifyUrl: string;
+}
+
+export interface StartInput extends DriverCall, RedirectUrls {
+  referenceNumber: string;
+  amount: string;
+  currencyCode: string;
+  operation: GatewayOperation;
+  /** Shown on the provider's page. */
+  description: string;
+  /** The transaction's deadline: the provider's page stops taking payment by then where it can. */
+  expiresAt?: Date;
+}
+
+/** Where the customer goes: a 303 to the provider, or a page of ours that loads the provider's script. */
+export type CustomerDestination =
+  { kind: 'redirect'; url: string } | { kind: 'script_page'; scriptUrl: string; sessionId: string };
+
+export interface StartResult {
+  /** Kept with the attempt before the customer is sent on (session id, its URL). */
+  provider: ProviderData;
+  destination: CustomerDestination;
+}
+
+export interface CompleteInput extends DriverCall {
+  referenceNumber: string;
+  provider: ProviderData | null;
+  /** What the browser brought back (query and form): a hint, never proof (contract §20). */
+  params: Record<string, string>;
+}
+
+/**
+ * The customer's return, checked with the provider: the outcome, `'open'` when the provider's record
+ * says nothing was paid yet (the customer canceled or came back early), or `null` when it can no
+ * longer be paid.
+ */
+export type Completion = InquiryAnswer;
+
+export interface NotificationInput extends DriverCall {
+  /** The body exactly as received: signatures are computed over it. */
+  rawBody: string;
+  headers: Record<string, string | undefined>;
+}
+
+/** A verified notification: about one of our attempts, or something to acknowledge and ignore. */
+export type ProviderNotification =
+  { kind: 'outcome'; referenceNumber: string; outcome: ProviderOutcome } | { kind: 'ignore' };
+
+/** A notification that is forged or cannot be verified (400, nothing changes). */
+export class UnverifiedNotification extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'UnverifiedNotification';
+  }
+}
+
+export interface GatewayDriver {
+  /** The driver's `pg` name, for logs. */
   readonly name: string;
-  /** The gateway settings this adapter serves. */
+  /** How the customer pays through it. */
+  readonly flow: DriverFlow;
+  /** The gateway settings this driver serves. */
   serves(gateway: Gateway): boolean;
   /**
-   * Charges (or authorizes) once. May throw when the gateway cannot be reached or its answer is
-   * lost: the outcome is then unknown, and {@link inquire} tells it later.
+   * Charges (or authorizes) once, a typed card (card_form drivers) or a saved one (any tokenizing
+   * driver). May throw when the gateway cannot be reached or its answer is lost: the outcome is
+   * then unknown, and {@link inquire} tells it later.
    */
   pay(input: PayInput): Promise<AttemptOutcome>;
   /**
-   * What the gateway knows of an attempt, by our reference number (contract §17): its outcome, or
-   * null when it never received it (nothing was charged). Throws when the gateway cannot be asked
-   * now (the reconciler asks again later).
+   * What the gateway knows of an attempt, by our reference number (contract §17). Throws when the
+   * gateway cannot be asked now (the reconciler asks again later).
    */
-  inquire(input: InquiryInput): Promise<AttemptOutcome | null>;
+  inquire(input: InquiryInput): Promise<InquiryAnswer>;
   /** Capture, void or refund an earlier successful attempt. */
   followUp(input: FollowUpInput): Promise<FollowUpOutcome>;
 }
 
-/** Injection token of the list of adapters. */
+/** A driver that sends the customer to the provider's page (flow `redirect`). */
+export interface RedirectDriver extends GatewayDriver {
+  readonly flow: 'redirect';
+  /** Creates the provider's payment session. Throws when the provider refuses or does not answer. */
+  start(input: StartInput): Promise<StartResult>;
+  /** The customer's return, confirmed server to server. Throws when the provider cannot be asked. */
+  complete(input: CompleteInput): Promise<Completion>;
+  /**
+   * The attempt's reference from the provider's return parameters, for providers whose return URL
+   * cannot carry our `ref` (KNET: decrypted `trandata`'s track id). Optional; null when unreadable.
+   */
+  returnReference?(call: DriverCall, params: Record<string, string>): Promise<string | null>;
+  /** Verifies a notification first (throws {@link UnverifiedNotification}), then reads it. */
+  notification(input: NotificationInput): Promise<ProviderNotification>;
+  /**
+   * Makes an open session unpayable (the customer left it, or picked the method again): `null` once
+   * it can no longer be paid, or the outcome when it was paid meanwhile.
+   */
+  abandon(input: InquiryInput): Promise<InquiryAnswer>;
+}
+
+export function isRedirectDriver(driver: GatewayDriver): driver is RedirectDriver {
+  return driver.flow === 'redirect';
+}
+
+/** The seam's former name. */
+export type GatewayAdapter = GatewayDriver;
+
+/** Injection token of the list of drivers. */
 export const GATEWAY_ADAPTERS = Symbol('GATEWAY_ADAPTERS');

@@ -3,12 +3,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { UnitOfWork } from '../../database/unit-of-work';
-import { isCash, isSandbox, type Gateway } from '../../gateways/gateway.entity';
+import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
+
+/** The pg of the built-in test card form. */
+const SANDBOX_PG = 'sandbox';
 import type {
   AttemptOutcome,
   FollowUpInput,
   FollowUpOutcome,
-  GatewayAdapter,
+  GatewayDriver,
   InquiryInput,
   PayInput,
 } from './gateway-adapter';
@@ -37,8 +40,10 @@ const RESPONSE_CODES: Record<Result, string> = { success: '00', declined: '05', 
  * of the cards it tokenized (`sandbox_tokens`): a token charges as its test card does later on.
  */
 @Injectable()
-export class SandboxGatewayAdapter implements GatewayAdapter {
+export class SandboxGatewayAdapter implements GatewayDriver {
   readonly name = 'sandbox';
+  /** The customer types the card on Checkout's own payment page (contract §9). */
+  readonly flow = 'card_form';
 
   constructor(
     @InjectRepository(SandboxCharge) private readonly charges: Repository<SandboxCharge>,
@@ -46,8 +51,12 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     private readonly uow: UnitOfWork,
   ) {}
 
+  /**
+   * Gateways of pg `sandbox` and type `sandbox` (contract §20: the pg names the driver; a sandbox-type
+   * gateway of a real driver, `mpgs` say, is that provider's test environment, never this card form).
+   */
   serves(gateway: Gateway): boolean {
-    return isSandbox(gateway) && !isCash(gateway);
+    return isSandbox(gateway) && gateway.pg === SANDBOX_PG;
   }
 
   async pay(input: PayInput): Promise<AttemptOutcome> {

@@ -1,0 +1,245 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { BadRequest, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
+import { AppConfig } from '../config/app-config';
+import type { Gateway } from '../gateways/gateway.entity';
+import { GatewaysService } from '../gateways/gateways.service';
+import { isPayable } from '../transactions/transaction-state';
+import type { Transaction } from '../transactions/transaction.entity';
+import { TransactionsService } from '../transactions/transactions.service';
+import {
+  isRedirectDriver,
+  UnverifiedNotification,
+  type CustomerDestination,
+  type RedirectDriver,
+  type RedirectUrls,
+} from './adapters/gateway-adapter';
+import { GatewayAdapters } from './adapters/gateway-adapters';
+import { AttemptSettlement } from './attempt-settlement';
+import type { PaymentAttempt } from './payment-attempt.entity';
+import { PaymentAttemptsRepository } from './payment-attempts.repository';
+import { notPayable, PaymentsService } from './payments.service';
+
+/** Where the customer goes after their return (contract §9, §20). */
+export type ReturnOutcome =
+  /** Settled (or settled before): on to redirect_url or the result page. */
+  | { kind: 'settled'; transaction: Transaction; referenceNumber: string }
+  /** Nothing was paid (canceled on the provider's page, session over): still payable. */
+  | { kind: 'payable'; transaction: Transaction }
+  /** The provider has not confirmed yet: the "being confirmed" page, which reloads itself. */
+  | { kind: 'confirming'; transaction: Transaction; referenceNumber: string };
+
+/** The browser's parameters on the return URL that are ours (the rest is the provider's). */
+export const RETURN_REFERENCE_PARAM = 'ref';
+export const RETURN_CANCEL_PARAM = 'cancel';
+
+/**
+ * Payments through a provider's own page (contract §20, flow `redirect`), on the durable attempt of
+ * contract §17:
+ *
+ * 1. {@link start}: the transaction is claimed and the attempt written with its reference (the
+ *    provider's order id / idempotency key) before the provider is called; the provider's session
+ *    is stored before the customer is sent to it;
+ * 2. the customer's return ({@link returned}) and the provider's notifications ({@link notified})
+ *    each learn the outcome from the provider's own record, verified; the answer is stored, then
+ *    settled once ({@link AttemptSettlement.conclude}), whichever arrives first;
+ * 3. an attempt neither finishes is the reconciler's (contract §17): it asks the provider.
+ *
+ * While the customer is on the provider's page the attempt holds the transaction (docs/decisions.md).
+ */
+@Injectable()
+export class RedirectPayments {
+  private readonly logger = new Logger('Payments');
+
+  constructor(
+    private readonly payments: PaymentsService,
+    private readonly settlement: AttemptSettlement,
+    private readonly attempts: PaymentAttemptsRepository,
+    private readonly adapters: GatewayAdapters,
+    private readonly gateways: GatewaysService,
+    private readonly transactions: TransactionsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Whether the gateway's driver sends the customer to the provider's page. */
+  isRedirectGateway(gateway: Gateway): boolean {
+    const driver = this.adapters.for(gateway);
+    return driver !== null && isRedirectDriver(driver);
+  }
+
+  /**
+   * The customer picked a redirect gateway: where to send them. When their own attempt on this
+   * gateway still holds the transaction with a session the provider keeps open, they go back to it;
+   * otherwise a new attempt is claimed and the provider's session created. Throws AttemptRefused
+   * (not payable, another attempt holds it), or ServiceUnavailable when the provider does not answer
+   * (the attempt is then released: the customer never got the session, nothing can be paid on it).
+   */
+  async start(sessionId: string, pgCode: string): Promise<CustomerDestination> {
+    const { transaction: opened, gateway } = await this.payments.open(sessionId, pgCode);
+    const bound = await this.adapters.bind(gateway);
+    if (!bound || !isRedirectDriver(bound.driver)) throw new NotFound();
+    const driver = bound.driver;
+    if (!isPayable(opened.state)) throw notPayable(opened);
+    const resumed = await this.resume(opened, gateway, driver, bound.settings);
+    if (resumed) return resumed;
+
+    const { attempt, transaction } = await this.payments.claim(opened, null);
+    let started;
+    try {
+      started = await driver.start({
+        gateway,
+        settings: bound.settings,
+        referenceNumber: attempt.referenceNumber,
+        amount: attempt.amount,
+        currencyCode: attempt.currencyCode,
+        operation: transaction.operation,
+        description: transaction.orderNo ? `Order ${transaction.orderNo}` : gateway.name,
+        expiresAt: transaction.expiresAt,
+        ...this.urls(gateway.code, attempt.referenceNumber),
+      });
+    } catch (error) {
+      this.logger.error({ err: error, driver: driver.name }, 'The provider did not start a payment');
+      await this.settlement.release(attempt);
+      throw new ServiceUnavailable();
+    }
+    await this.attempts.storeProvider(attempt.referenceNumber, started.provider);
+    return started.destination;
+  }
+
+  /** Our return, cancel and notify URLs for an attempt (contract §20), on PUBLIC_BASE_URL. */
+  urls(code: string, referenceNumber: string): RedirectUrls {
+    const base = `${this.config.publicBaseUrl}/b/checkout/v1/gateways/${encodeURIComponent(code)}`;
+    const ref = `${RETURN_REFERENCE_PARAM}=${encodeURIComponent(referenceNumber)}`;
+    return {
+      returnUrl: `${base}/return/?${ref}`,
+      cancelUrl: `${base}/return/?${ref}&${RETURN_CANCEL_PARAM}=1`,
+      notifyUrl: `${base}/notify/`,
+    };
+  }
+
+  /**
+   * The customer is back from the provider's page (contract §20): the outcome is confirmed with the
+   * provider, server to server; what the browser brings only names the attempt.
+   */
+  async returned(code: string, params: Record<string, string>): Promise<ReturnOutcome> {
+    const attempt = await this.attempts.findByReference(await this.returnReference(code, params));
+    if (!attempt || attempt.pgCode !== code) throw new NotFound();
+    const canceled = params[RETURN_CANCEL_PARAM] === '1';
+    if (attempt.settledAt === null) {
+      try {
+        await this.completeOnReturn(attempt, params, canceled);
+      } catch (error) {
+        this.logger.warn(
+          { err: error, referenceNumber: attempt.referenceNumber },
+          'The provider did not confirm a returning customer’s payment in time',
+        );
+      }
+    }
+    const stored = (await this.attempts.findByReference(attempt.referenceNumber)) ?? attempt;
+    const transaction = await this.transactions.get((await this.transactionOf(stored)).sessionId);
+    if (stored.settledAt === null)
+      return { kind: 'confirming', transaction, referenceNumber: stored.referenceNumber };
+    // Canceled on the provider's page, or never paid there: the customer may pay again.
+    if (
+      isPayable(transaction.state) &&
+      !transaction.attemptInFlight &&
+      (canceled || stored.result === 'error')
+    )
+      return { kind: 'payable', transaction };
+    return { kind: 'settled', transaction, referenceNumber: stored.referenceNumber };
+  }
+
+  /**
+   * A provider's notification (contract §20): verified first (400 when it is not, nothing changes),
+   * then settled once however often and in whatever order it comes.
+   */
+  async notified(code: string, rawBody: string, headers: Record<string, string | undefined>): Promise<void> {
+    const gateway = await this.gateways.findByCode(code);
+    const bound = gateway ? await this.adapters.bind(gateway) : null;
+    if (!gateway || !bound || !isRedirectDriver(bound.driver)) throw new NotFound();
+    let notice;
+    try {
+      notice = await bound.driver.notification({ gateway, settings: bound.settings, rawBody, headers });
+    } catch (error) {
+      if (error instanceof UnverifiedNotification) {
+        this.logger.warn(
+          { gateway: code, reason: error.message },
+          'Refused an unverified provider notification',
+        );
+        throw new BadRequest('The notification could not be verified.');
+      }
+      throw error;
+    }
+    if (notice.kind === 'ignore') return;
+    const attempt = await this.attempts.findByReference(notice.referenceNumber);
+    if (!attempt || attempt.pgCode !== code) {
+      this.logger.warn(
+        { gateway: code, referenceNumber: notice.referenceNumber },
+        'A notification for no attempt of this gateway',
+      );
+      return;
+    }
+    await this.settlement.conclude(attempt, notice.outcome, false);
+  }
+
+  /**
+   * The attempt a return names: our `ref` parameter, or, for a provider that refuses query strings
+   * in its return URL (KNET), what its driver reads from the provider's own parameters.
+   */
+  private async returnReference(code: string, params: Record<string, string>): Promise<string> {
+    const ours = params[RETURN_REFERENCE_PARAM];
+    if (ours) return ours;
+    const gateway = await this.gateways.findByCode(code);
+    const bound = gateway ? await this.adapters.bind(gateway) : null;
+    if (!gateway || !bound || !isRedirectDriver(bound.driver) || !bound.driver.returnReference) return '';
+    return (await bound.driver.returnReference({ gateway, settings: bound.settings }, params)) ?? '';
+  }
+
+  /** The customer's own open session on this gateway, if the attempt holding the transaction has one. */
+  private async resume(
+    tx: Transaction,
+    gateway: Gateway,
+    driver: RedirectDriver,
+    settings: Parameters<RedirectDriver['inquire']>[0]['settings'],
+  ): Promise<CustomerDestination | null> {
+    if (!tx.attemptInFlight) return null;
+    const holder = await this.attempts.findByReference(tx.attemptInFlight);
+    const url = holder?.provider?.url;
+    if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !url) return null;
+    const known = await driver
+      .inquire({ gateway, settings, referenceNumber: holder.referenceNumber, provider: holder.provider })
+      .catch(() => undefined);
+    return known === 'open' ? { kind: 'redirect', url } : null;
+  }
+
+  /** Completes (or, canceled, abandons) an unsettled attempt from the provider's record. */
+  private async completeOnReturn(
+    attempt: PaymentAttempt,
+    params: Record<string, string>,
+    canceled: boolean,
+  ): Promise<void> {
+    if (attempt.result !== 'pending') {
+      await this.settlement.finish(attempt);
+      return;
+    }
+    if (canceled) {
+      await this.settlement.abandon(attempt);
+      return;
+    }
+    const bound = await this.settlement.driverOf(attempt);
+    if (!bound || !isRedirectDriver(bound.driver)) return;
+    const known = await bound.driver.complete({
+      gateway: bound.gateway,
+      settings: bound.settings,
+      referenceNumber: attempt.referenceNumber,
+      provider: attempt.provider,
+      params,
+    });
+    await this.settlement.conclude(attempt, known, false);
+  }
+
+  private async transactionOf(attempt: PaymentAttempt): Promise<Transaction> {
+    const tx = await this.transactions.findById(attempt.transactionId);
+    if (!tx) throw new NotFound();
+    return tx;
+  }
+}
