@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -55,6 +56,18 @@ function isSecretsKey(value: unknown): boolean {
 }
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown => (value === '' ? undefined : value);
+
+/** An optional secrets key variable (empty means unset): 32 bytes, base64; `message` when it is not. */
+function SecretsKeyVariable(message: string): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    Transform(emptyToUndefined),
+    ValidateBy({
+      name: 'isSecretsKey',
+      validator: { validate: isSecretsKey, defaultMessage: () => message },
+    }),
+  );
+}
 
 /** The environment variables the service reads (contract §14), validated once at boot. */
 class Env {
@@ -161,26 +174,10 @@ class Env {
   @IsString()
   CARD_FINGERPRINT_KEY_FILE?: string;
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @ValidateBy({
-    name: 'isSecretsKey',
-    validator: {
-      validate: isSecretsKey,
-      defaultMessage: () => 'SECRETS_KEY must be 32 random bytes, base64-encoded (openssl rand -base64 32)',
-    },
-  })
+  @SecretsKeyVariable('SECRETS_KEY must be 32 random bytes, base64-encoded (openssl rand -base64 32)')
   SECRETS_KEY?: string;
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @ValidateBy({
-    name: 'isSecretsKey',
-    validator: {
-      validate: isSecretsKey,
-      defaultMessage: () => 'SECRETS_KEY_PREVIOUS must be 32 bytes, base64-encoded, like SECRETS_KEY',
-    },
-  })
+  @SecretsKeyVariable('SECRETS_KEY_PREVIOUS must be 32 bytes, base64-encoded, like SECRETS_KEY')
   SECRETS_KEY_PREVIOUS?: string;
 
   @IsOptional()
