@@ -121,7 +121,12 @@ export class AdminSessionsService implements OnModuleInit {
 
   /** Whether a form's token is the session's (constant time). */
   csrfMatches(session: AdminSession, sent: unknown): boolean {
-    if (typeof sent !== 'string' || sent.length !== session.csrfToken.length) return false;
-    return timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrfToken));
+    return csrfTokenMatches(session, sent);
   }
+}
+
+/** Whether a form's token is the session's (constant time). */
+export function csrfTokenMatches(session: AdminSession, sent: unknown): boolean {
+  if (typeof sent !== 'string' || sent.length !== session.csrfToken.length) return false;
+  return timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrfToken));
 }

@@ -1,6 +1,6 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { toApiKeyDto } from '../admin/admin.mapper';
 import { AdminService } from '../admin/admin.service';
 import { CreateApiKeyDto } from '../admin/dto/api-key.dto';
@@ -8,7 +8,7 @@ import { ApiKeysService } from '../auth/api-keys/api-keys.service';
 import { FieldErrors, NotFound, type FieldErrorTree } from '../common/errors/domain-errors';
 import { apiKeysBody } from './console-pages';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
-import { SignedInPages } from './console-session.guard';
+import { ConsoleForm, ConsolePage, SignedInPages } from './console-session.guard';
 import type { ConsoleFrame } from './console-templates';
 import { formText, validateAs } from './form-validation';
 
@@ -26,18 +26,17 @@ export class ApiKeysPageController {
   ) {}
 
   @Get()
-  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
-    const notice = req.query.revoked === '1' ? { kind: 'ok' as const, text: request.t.revoked } : null;
+  async list(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const notice = request.query.revoked === '1' ? { kind: 'ok' as const, text: request.t.revoked } : null;
     await this.render(res, request, 200, EMPTY_FORM, { notice });
   }
 
   @Post()
-  async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    const form = { name: formText(req.body, 'name'), expires_at: formText(req.body, 'expires_at').trim() };
+  async create(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const form = {
+      name: formText(request.body, 'name'),
+      expires_at: formText(request.body, 'expires_at').trim(),
+    };
     const checked = await validateAs(CreateApiKeyDto, {
       name: form.name,
       expires_at: form.expires_at === '' ? undefined : form.expires_at,
@@ -55,16 +54,10 @@ export class ApiKeysPageController {
   }
 
   @Post(':id/revoke')
-  async revoke(@Req() req: Request, @Res() res: Response, @Param('id') id: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    if (!/^[1-9]\d{0,9}$/.test(id)) return this.pages.notFound(req, res, request);
-    try {
-      await this.apiKeys.revoke(Number(id));
-    } catch (error) {
-      if (error instanceof NotFound) return this.pages.notFound(req, res, request);
-      throw error;
-    }
+  async revoke(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const id = request.params.id;
+    if (!/^[1-9]\d{0,9}$/.test(id)) throw new NotFound();
+    await this.apiKeys.revoke(Number(id));
     this.pages.redirect(res, '/admin/api-keys?revoked=1');
   }
 

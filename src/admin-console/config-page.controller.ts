@@ -1,6 +1,6 @@
-import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { definedOnly, toAdminConfigDto } from '../admin/admin.mapper';
 import type { AdminConfigDto } from '../admin/dto/admin-config.dto';
@@ -9,7 +9,7 @@ import type { FieldErrorTree } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { configBody, type ConfigForm } from './console-pages';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
-import { SignedInPages } from './console-session.guard';
+import { ConsoleForm, ConsolePage, SignedInPages } from './console-session.guard';
 import { formText, validateAs } from './form-validation';
 
 /** The run-time settings (contract §19 "Configuration"), as `PATCH admin/config/` takes them. */
@@ -24,35 +24,31 @@ export class ConfigPageController {
   ) {}
 
   @Get()
-  async show(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
+  async show(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
     const current = await this.current();
     const form = {
       auto_expire: current.auto_expire,
       default_redirect_url: current.default_redirect_url ?? '',
       merchant_name: current.merchant_name,
     };
-    this.render(res, request, 200, current, form, undefined, req.query.saved === '1');
+    this.render(res, request, 200, current, form, undefined, request.query.saved === '1');
   }
 
   @Post()
-  async save(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
+  async save(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
     const form: ConfigForm = {
-      auto_expire: formText(req.body, 'auto_expire') === 'true',
-      default_redirect_url: formText(req.body, 'default_redirect_url').trim(),
-      merchant_name: formText(req.body, 'merchant_name'),
+      auto_expire: formText(request.body, 'auto_expire') === 'true',
+      default_redirect_url: formText(request.body, 'default_redirect_url').trim(),
+      merchant_name: formText(request.body, 'merchant_name'),
     };
-    const key = formText(req.body, 'webhook_signing_key');
+    const key = formText(request.body, 'webhook_signing_key');
     // The form's spelling of the API's: an empty URL clears it, an empty key keeps it.
     const checked = await validateAs(UpdateAdminConfigDto, {
       auto_expire: form.auto_expire,
       default_redirect_url: form.default_redirect_url === '' ? null : form.default_redirect_url,
       merchant_name: form.merchant_name,
       webhook_signing_key:
-        formText(req.body, 'clear_signing_key') === 'true' ? null : key === '' ? undefined : key,
+        formText(request.body, 'clear_signing_key') === 'true' ? null : key === '' ? undefined : key,
     });
     if (checked.errors) return this.render(res, request, 400, await this.current(), form, checked.errors);
     await this.adminConfig.update(

@@ -10,7 +10,7 @@ import type { PageLanguage } from '../checkout/i18n';
 import { sendPage } from '../checkout/page-response';
 import { html } from '../common/html/html';
 import { AppConfig } from '../config/app-config';
-import { AdminSessionsService, type ConsoleSession } from './admin-sessions.service';
+import { AdminSessionsService, csrfTokenMatches, type ConsoleSession } from './admin-sessions.service';
 import { consoleStrings, type ConsoleStrings } from './console-i18n';
 import { CONSOLE_CSRF_FIELD, consolePage, type ConsoleFrame } from './console-templates';
 import { formText } from './form-validation';
@@ -26,6 +26,11 @@ export interface ConsoleRequest {
   language: PageLanguage;
   t: ConsoleStrings;
   csrf: string;
+  /** The page's path, route parameters, query and (a form post's) parsed body. */
+  path: string;
+  params: Readonly<Record<string, string>>;
+  query: Request['query'];
+  body: unknown;
 }
 
 /**
@@ -51,16 +56,17 @@ export class ConsoleResponder {
     return admitted ? Promise.resolve(admitted) : this.sessions.resolve(readCookie(req, SESSION_COOKIE));
   }
 
-  /** Looks the session up once for the whole request (the console's guard); false when none. */
-  async admit(req: Request): Promise<boolean> {
+  /** Looks the session up once for the whole request (the console's guard); null when none. */
+  async admit(req: Request): Promise<ConsoleSession | null> {
     const session = await this.sessions.resolve(readCookie(req, SESSION_COOKIE));
     if (session) this.admitted.set(req, session);
-    return session !== null;
+    return session;
   }
 
   /**
    * The signed-in admin, or null after answering for it: a redirect to the sign-in page, or (for
-   * a form, `form`) a 403 when it does not carry the session's CSRF token.
+   * a form, `form`) a 403 when it does not carry the session's CSRF token. Page controllers get it
+   * through `@ConsolePage()` / `@ConsoleForm()` instead (console-session.guard.ts).
    */
   async signedIn(req: Request, res: Response, form = false): Promise<ConsoleRequest | null> {
     const session = await this.session(req);
@@ -68,13 +74,29 @@ export class ConsoleResponder {
       this.redirect(res, '/admin/sign-in');
       return null;
     }
-    const language = this.language(req, res);
-    const request = { session, language, t: consoleStrings(language), csrf: session.session.csrfToken };
-    if (form && !this.sessions.csrfMatches(session.session, formText(req.body, CONSOLE_CSRF_FIELD))) {
-      this.page(res, 403, request, { title: request.t.formExpired, path: CONSOLE_HOME }, html``);
+    const request = this.pageRequest(req, res, session);
+    if (form && !csrfTokenMatches(session.session, formText(req.body, CONSOLE_CSRF_FIELD))) {
+      this.formExpired(res, request);
       return null;
     }
     return request;
+  }
+
+  /** A signed-in admin's page request: the session, its language (a `?lang=` switch is remembered). */
+  pageRequest(req: Request, res: Response, session: ConsoleSession): ConsoleRequest {
+    const language = this.language(req, res);
+    const t = consoleStrings(language);
+    const { path, query } = req;
+    const params = Object.fromEntries(
+      Object.entries(req.params).map(([name, value]) => [name, String(value)]),
+    );
+    const body: unknown = req.body;
+    return { session, language, t, csrf: session.session.csrfToken, path, params, query, body };
+  }
+
+  /** 403: a form that does not carry its session's CSRF token (expired, or posted from elsewhere). */
+  formExpired(res: Response, request: ConsoleRequest): void {
+    this.page(res, 403, request, { title: request.t.formExpired, path: CONSOLE_HOME }, html``);
   }
 
   page(
@@ -95,8 +117,8 @@ export class ConsoleResponder {
     });
   }
 
-  notFound(req: Request, res: Response, request: ConsoleRequest): void {
-    this.page(res, 404, request, { title: request.t.notFound, path: req.path }, html``);
+  notFound(res: Response, request: ConsoleRequest): void {
+    this.page(res, 404, request, { title: request.t.notFound, path: request.path }, html``);
   }
 
   redirect(res: Response, location: string): void {

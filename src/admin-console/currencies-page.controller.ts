@@ -1,10 +1,10 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { toCurrencyDto } from '../admin/admin.mapper';
 import { AdminService } from '../admin/admin.service';
 import { CreateCurrencyDto, type CurrencyDto } from '../admin/dto/currency.dto';
-import { NotFound, StateConflict } from '../common/errors/domain-errors';
+import { StateConflict } from '../common/errors/domain-errors';
 import { CurrenciesService } from '../currencies/currencies.service';
 import {
   conflictState,
@@ -14,7 +14,7 @@ import {
   type FormValues,
 } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
-import { SignedInPages } from './console-session.guard';
+import { ConsoleForm, ConsolePage, SignedInPages } from './console-session.guard';
 import { listState, sendResourcePage } from './resource-pages';
 
 const FIELDS: FormFieldSpec[] = [
@@ -35,17 +35,13 @@ export class CurrenciesPageController {
   ) {}
 
   @Get()
-  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
-    await this.render(res, request, listState(req.query, EMPTY_FORM, { '1': request.t.removed }));
+  async list(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    await this.render(res, request, listState(request.query, EMPTY_FORM, { '1': request.t.removed }));
   }
 
   @Post()
-  async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    const failed = await submitForm(req.body, FIELDS, CreateCurrencyDto, (body) =>
+  async create(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const failed = await submitForm(request.body, FIELDS, CreateCurrencyDto, (body) =>
       this.currencies.create(body.code, body.digits),
     );
     if (failed) return this.render(res, request, failed);
@@ -53,13 +49,11 @@ export class CurrenciesPageController {
   }
 
   @Post(':code/delete')
-  async remove(@Req() req: Request, @Res() res: Response, @Param('code') code: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
+  async remove(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const code = request.params.code;
     try {
       await this.admin.removeCurrency(code);
     } catch (error) {
-      if (error instanceof NotFound) return this.pages.notFound(req, res, request);
       if (!(error instanceof StateConflict)) throw error;
       return this.render(res, request, conflictState(EMPTY_FORM, error));
     }

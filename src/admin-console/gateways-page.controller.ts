@@ -1,10 +1,10 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { toGatewayChanges, toGatewayDto, toNewGateway } from '../admin/admin.mapper';
 import { AdminService } from '../admin/admin.service';
 import { CreateGatewayDto, UpdateGatewayDto, type GatewayDto } from '../admin/dto/gateway.dto';
-import { NotFound, StateConflict } from '../common/errors/domain-errors';
+import { StateConflict } from '../common/errors/domain-errors';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../gateways/gateway.entity';
 import { GatewayDrivers, GATEWAY_DRIVERS } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
@@ -17,14 +17,14 @@ import {
   type FormValues,
 } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
-import { SignedInPages } from './console-session.guard';
+import { ConsoleForm, ConsolePage, SignedInPages } from './console-session.guard';
 import {
   driverFieldsets,
   settingsFormValues,
   settingsFromForm,
   typedSettingsValues,
 } from './gateway-settings-form';
-import { foundOrNull, listState, sendResourcePage, type ExtraFields } from './resource-pages';
+import { listState, sendResourcePage, type ExtraFields } from './resource-pages';
 
 const EDIT_FIELDS: FormFieldSpec[] = [
   { name: 'name', kind: 'text', required: true },
@@ -65,33 +65,26 @@ export class GatewaysPageController {
   ) {}
 
   @Get()
-  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
+  async list(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
     const removed = { deleted: request.t.removed, deactivated: request.t.gatewayDeactivated };
-    await this.renderList(res, request, listState(req.query, NEW_GATEWAY, removed));
+    await this.renderList(res, request, listState(request.query, NEW_GATEWAY, removed));
   }
 
   @Post()
-  async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    const failed = await submitForm(req.body, FIELDS, CreateGatewayDto, (body) =>
+  async create(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const failed = await submitForm(request.body, FIELDS, CreateGatewayDto, (body) =>
       this.admin.createGateway(
         toNewGateway(body),
-        settingsFromForm(this.drivers.find(body.pg), req.body, null),
+        settingsFromForm(this.drivers.find(body.pg), request.body, null),
       ),
     );
-    if (failed) return this.renderList(res, request, withTypedSettings(failed, req.body));
+    if (failed) return this.renderList(res, request, withTypedSettings(failed, request.body));
     this.pages.redirect(res, '/admin/gateways');
   }
 
   @Get(':code')
-  async edit(@Req() req: Request, @Res() res: Response, @Param('code') code: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
-    const gateway = await this.find(code);
-    if (!gateway) return this.pages.notFound(req, res, request);
+  async edit(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const gateway = await this.find(request.params.code);
     this.renderEdit(res, request, gateway, {
       status: 200,
       values: { ...toFormValues(EDIT_FIELDS, { ...gateway }), ...settingsFormValues(gateway.pg, gateway) },
@@ -99,37 +92,33 @@ export class GatewaysPageController {
   }
 
   @Post(':code')
-  async update(@Req() req: Request, @Res() res: Response, @Param('code') code: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    const gateway = await this.find(code);
-    if (!gateway) return this.pages.notFound(req, res, request);
-    const failed = await submitForm(req.body, EDIT_FIELDS, UpdateGatewayDto, (body) => {
+  async update(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const gateway = await this.find(request.params.code);
+    const failed = await submitForm(request.body, EDIT_FIELDS, UpdateGatewayDto, (body) => {
       const pg = body.pg ?? gateway.pg;
       const stored = pg === gateway.pg ? gateway : null;
-      const settings = settingsFromForm(this.drivers.find(pg), req.body, stored);
+      const settings = settingsFromForm(this.drivers.find(pg), request.body, stored);
       return this.admin.updateGateway(gateway.code, toGatewayChanges(body), undefined, settings);
     });
-    if (failed) return this.renderEdit(res, request, gateway, withTypedSettings(failed, req.body));
+    if (failed) return this.renderEdit(res, request, gateway, withTypedSettings(failed, request.body));
     this.pages.redirect(res, '/admin/gateways');
   }
 
   @Post(':code/delete')
-  async remove(@Req() req: Request, @Res() res: Response, @Param('code') code: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
+  async remove(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const code = request.params.code;
     try {
       const removal = await this.admin.removeGateway(code);
       this.pages.redirect(res, `/admin/gateways?removed=${removal.result}`);
     } catch (error) {
-      if (error instanceof NotFound) return this.pages.notFound(req, res, request);
       if (!(error instanceof StateConflict)) throw error;
       await this.renderList(res, request, conflictState(NEW_GATEWAY, error));
     }
   }
 
-  private async find(code: string): Promise<GatewayDto | null> {
-    return foundOrNull(async () => toGatewayDto(await this.gateways.get(code)));
+  /** The gateway, or NotFound (the console's 404 page). */
+  private async find(code: string): Promise<GatewayDto> {
+    return toGatewayDto(await this.gateways.get(code));
   }
 
   private async renderList(res: Response, request: ConsoleRequest, state: FormState): Promise<void> {

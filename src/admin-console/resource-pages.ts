@@ -1,6 +1,5 @@
 import type { Response } from 'express';
 import { html, SafeHtml } from '../common/html/html';
-import { NotFound } from '../common/errors/domain-errors';
 import { formFields, type FormFieldSpec, type FormState, type FormValues } from './console-forms';
 import type { ConsoleRequest, ConsoleResponder } from './console-responder';
 import type { ConsoleStrings } from './console-i18n';
@@ -38,16 +37,6 @@ export interface EditPage {
   specs: FormFieldSpec[];
   hint?: string;
   extra?: ExtraFields;
-}
-
-/** The resource, or null when its lookup throws {@link NotFound} (the page then answers 404). */
-export async function foundOrNull<T>(lookup: () => Promise<T>): Promise<T | null> {
-  try {
-    return await lookup();
-  } catch (error) {
-    if (error instanceof NotFound) return null;
-    throw error;
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import {
   INVALID_CURSOR,
   searchInputOf,
@@ -8,14 +8,14 @@ import {
   TransactionSearchQueryDto,
 } from '../admin/dto/transaction-search.dto';
 import { formatAmount } from '../common/money/money';
-import { FieldErrors, NotFound, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
+import { FieldErrors, StateConflict, type FieldErrorTree } from '../common/errors/domain-errors';
 import { EventsAdminService } from '../events/events-admin.service';
 import { PaymentsService } from '../payments/payments.service';
 import { TransactionSearchService, type SearchPage } from '../transactions/transaction-search.service';
 import { TransactionsService } from '../transactions/transactions.service';
 import { transactionBody, transactionsBody, type SearchForm } from './console-pages';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
-import { SignedInPages } from './console-session.guard';
+import { ConsoleForm, ConsolePage, SignedInPages } from './console-session.guard';
 import type { ConsoleFrame } from './console-templates';
 import { formText, validateAs } from './form-validation';
 
@@ -35,15 +35,13 @@ export class TransactionsPageController {
   ) {}
 
   @Get()
-  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
+  async list(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
     const texts: Record<string, string> = Object.fromEntries(
-      SEARCH_FIELDS.map((f) => [f, formText(req.query, f)]),
+      SEARCH_FIELDS.map((f) => [f, formText(request.query, f)]),
     );
     const form = texts as unknown as SearchForm;
     const filters = Object.fromEntries(Object.entries(texts).filter(([, v]) => v.trim() !== ''));
-    const cursor = formText(req.query, 'cursor');
+    const cursor = formText(request.query, 'cursor');
     let page: SearchPage | null = null;
     let errors: FieldErrorTree | undefined;
     try {
@@ -66,34 +64,22 @@ export class TransactionsPageController {
   }
 
   @Get(':sessionId')
-  async show(
-    @Req() req: Request,
-    @Res() res: Response,
-    @Param('sessionId') sessionId: string,
-  ): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
+  async show(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const sessionId = request.params.sessionId;
     const notice =
-      req.query.redelivered === '1' ? { kind: 'ok' as const, text: request.t.redelivered } : null;
-    await this.render(req, res, request, sessionId, 200, notice);
+      request.query.redelivered === '1' ? { kind: 'ok' as const, text: request.t.redelivered } : null;
+    await this.render(res, request, sessionId, 200, notice);
   }
 
   @Post(':sessionId/events/:eventId/redeliver')
-  async redeliver(
-    @Req() req: Request,
-    @Res() res: Response,
-    @Param('sessionId') sessionId: string,
-    @Param('eventId') eventId: string,
-  ): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
+  async redeliver(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const { sessionId, eventId } = request.params;
     try {
       const tx = await this.transactions.getIncludingDeleted(sessionId);
       await this.events.redeliver(tx.id, eventId, tx.webhookUrl);
     } catch (error) {
-      if (error instanceof NotFound) return this.pages.notFound(req, res, request);
       if (!(error instanceof StateConflict)) throw error;
-      return this.render(req, res, request, sessionId, 409, { kind: 'error', text: request.t.noWebhookUrl });
+      return this.render(res, request, sessionId, 409, { kind: 'error', text: request.t.noWebhookUrl });
     }
     this.pages.redirect(res, `/admin/transactions/${sessionId}?redelivered=1`);
   }
@@ -106,20 +92,13 @@ export class TransactionsPageController {
   }
 
   private async render(
-    req: Request,
     res: Response,
     request: ConsoleRequest,
     sessionId: string,
     status: number,
     notice: ConsoleFrame['notice'],
   ): Promise<void> {
-    let tx;
-    try {
-      tx = await this.transactions.getIncludingDeleted(sessionId);
-    } catch (error) {
-      if (error instanceof NotFound) return this.pages.notFound(req, res, request);
-      throw error;
-    }
+    const tx = await this.transactions.getIncludingDeleted(sessionId);
     const [view, attempts, events] = await Promise.all([
       this.transactions.represent(tx),
       this.payments.attemptsOf(tx),

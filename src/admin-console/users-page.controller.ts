@@ -1,12 +1,12 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { toUserChanges, toUserDto } from '../admin/admin.mapper';
 import { AdminService } from '../admin/admin.service';
 import { CreateUserDto, UpdateUserDto, type UserDto } from '../admin/dto/user.dto';
 import { userPrincipal, type Principal } from '../auth/principal';
 import { UsersService } from '../auth/users/users.service';
-import { StateConflict } from '../common/errors/domain-errors';
+import { NotFound, StateConflict } from '../common/errors/domain-errors';
 import {
   conflictState,
   submitForm,
@@ -16,8 +16,8 @@ import {
   type FormValues,
 } from './console-forms';
 import { ConsoleResponder, type ConsoleRequest } from './console-responder';
-import { SignedInPages } from './console-session.guard';
-import { foundOrNull, listState, sendResourcePage } from './resource-pages';
+import { ConsoleForm, ConsolePage, SignedInPages } from './console-session.guard';
+import { listState, sendResourcePage } from './resource-pages';
 
 const FIELDS: FormFieldSpec[] = [
   { name: 'username', kind: 'text', required: true },
@@ -50,17 +50,13 @@ export class UsersPageController {
   ) {}
 
   @Get()
-  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
-    await this.renderList(res, request, listState(req.query, NEW_USER, { '1': request.t.removed }));
+  async list(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    await this.renderList(res, request, listState(request.query, NEW_USER, { '1': request.t.removed }));
   }
 
   @Post()
-  async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    const failed = await submitForm(req.body, FIELDS, CreateUserDto, (body) =>
+  async create(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const failed = await submitForm(request.body, FIELDS, CreateUserDto, (body) =>
       this.admin.createUser({
         username: body.username,
         password: body.password,
@@ -74,22 +70,16 @@ export class UsersPageController {
   }
 
   @Get(':id')
-  async edit(@Req() req: Request, @Res() res: Response, @Param('id') id: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res);
-    if (!request) return;
-    const user = await this.find(id);
-    if (!user) return this.pages.notFound(req, res, request);
+  async edit(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const user = await this.find(request.params.id);
     this.renderEdit(res, request, user, { status: 200, values: toFormValues(EDIT_FIELDS, { ...user }) });
   }
 
   @Post(':id')
-  async update(@Req() req: Request, @Res() res: Response, @Param('id') id: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    const user = await this.find(id);
-    if (!user) return this.pages.notFound(req, res, request);
+  async update(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const user = await this.find(request.params.id);
     const failed = await submitForm(
-      req.body,
+      request.body,
       EDIT_FIELDS,
       UpdateUserDto,
       (body) => this.admin.updateUser(actorOf(request), user.id, toUserChanges(body)),
@@ -100,11 +90,8 @@ export class UsersPageController {
   }
 
   @Post(':id/delete')
-  async remove(@Req() req: Request, @Res() res: Response, @Param('id') id: string): Promise<void> {
-    const request = await this.pages.signedIn(req, res, true);
-    if (!request) return;
-    const user = await this.find(id);
-    if (!user) return this.pages.notFound(req, res, request);
+  async remove(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const user = await this.find(request.params.id);
     try {
       await this.admin.removeUser(actorOf(request), user.id);
     } catch (error) {
@@ -119,9 +106,10 @@ export class UsersPageController {
     this.pages.redirect(res, '/admin/users?removed=1');
   }
 
-  private async find(id: string): Promise<UserDto | null> {
-    if (!ID.test(id)) return null;
-    return foundOrNull(async () => toUserDto(await this.users.get(Number(id))));
+  /** The user, or NotFound (the console's 404 page). */
+  private async find(id: string): Promise<UserDto> {
+    if (!ID.test(id)) throw new NotFound();
+    return toUserDto(await this.users.get(Number(id)));
   }
 
   private async renderList(res: Response, request: ConsoleRequest, state: FormState): Promise<void> {

@@ -55,9 +55,13 @@ export const AdminOnly = (): MethodDecorator & ClassDecorator =>
     ApiForbiddenResponse({ type: DetailDto, description: 'The user is not an admin' }),
   );
 
+/** The authenticated caller of a route with {@link Authenticated}. */
+export function principalOf(req: Request): Principal {
+  if (!req.principal) throw new Error('CurrentPrincipal used on a route without @Authenticated()');
+  return req.principal;
+}
+
 /** The authenticated caller. */
-export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
-  const principal = ctx.switchToHttp().getRequest<Request>().principal;
-  if (!principal) throw new Error('CurrentPrincipal used on a route without @Authenticated()');
-  return principal;
-});
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal =>
+  principalOf(ctx.switchToHttp().getRequest<Request>()),
+);

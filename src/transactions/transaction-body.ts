@@ -3,6 +3,8 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { addFieldError, FieldErrors, FieldErrorTree } from '../common/errors/domain-errors';
 import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../common/http/json-depth';
 import { pyType } from '../common/validation/messages';
+import { principalOf } from '../auth/authenticated.decorator';
+import type { Principal } from '../auth/principal';
 
 export type BodyMediaType = 'json' | 'form' | 'multipart';
 
@@ -77,21 +79,46 @@ export function mediaTypeOf(req: Request): BodyMediaType {
 
 /** The transaction body of the request, decoded by media type (the global pipe skips it). */
 export const TransactionBodyParam = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): TransactionBody => {
+  (_: unknown, ctx: ExecutionContext): TransactionBody =>
+    transactionBodyOf(ctx.switchToHttp().getRequest<Request>()),
+);
+
+/** The request's transaction body, decoded by media type; 400 when it is not an object. */
+export function transactionBodyOf(req: Request): TransactionBody {
+  const mediaType = mediaTypeOf(req);
+  // No body at all reads as `{}`; a JSON `null` body is a value of the wrong kind.
+  const raw = req.body === undefined ? {} : (req.body as unknown);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new FieldErrors({
+      non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(raw)}.`],
+    });
+  }
+  const fields =
+    mediaType === 'json'
+      ? (raw as Record<string, unknown>)
+      : decodeFormFields(raw as Record<string, unknown>);
+  const files = Array.isArray(req.files) ? req.files : [];
+  return { mediaType, fields, files };
+}
+
+/** A PATCH or PUT of a transaction: which one, by whom, the body, and the ETag the caller holds. */
+export interface TransactionUpdate {
+  sessionId: string;
+  principal: Principal;
+  body: TransactionBody;
+  /** `If-Match`: refused with 412 when it no longer names the stored version. */
+  ifMatch: string | undefined;
+}
+
+/** The request as a {@link TransactionUpdate} (its body decoded as {@link TransactionBodyParam} does). */
+export const TransactionUpdateParam = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): TransactionUpdate => {
     const req = ctx.switchToHttp().getRequest<Request>();
-    const mediaType = mediaTypeOf(req);
-    // No body at all reads as `{}`; a JSON `null` body is a value of the wrong kind.
-    const raw = req.body === undefined ? {} : (req.body as unknown);
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      throw new FieldErrors({
-        non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(raw)}.`],
-      });
-    }
-    const fields =
-      mediaType === 'json'
-        ? (raw as Record<string, unknown>)
-        : decodeFormFields(raw as Record<string, unknown>);
-    const files = Array.isArray(req.files) ? req.files : [];
-    return { mediaType, fields, files };
+    return {
+      sessionId: String(req.params.session_id),
+      principal: principalOf(req),
+      body: transactionBodyOf(req),
+      ifMatch: req.get('if-match'),
+    };
   },
 );

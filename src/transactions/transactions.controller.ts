@@ -38,7 +38,12 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CreateTransactionDto } from './dto/create-transaction.dto';
 import { TransactionDto } from './dto/transaction.dto';
 import { UpdateTransactionDto } from './dto/update-transaction.dto';
-import { TransactionBodyParam, type TransactionBody } from './transaction-body';
+import {
+  TransactionBodyParam,
+  TransactionUpdateParam,
+  type TransactionBody,
+  type TransactionUpdate,
+} from './transaction-body';
 import { TransactionsService } from './transactions.service';
 
 const MEDIA_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
@@ -48,10 +53,13 @@ const SESSION_ID = {
   example: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
 };
 
-/** What PATCH and PUT share: the If-Match header, the media types and the answers. */
-const UpdateDocs = (): MethodDecorator =>
+/**
+ * What PATCH and PUT share: an API key, Idempotency-Key (applied after the upload interceptor, so
+ * its fingerprint sees the file: see Idempotent), the If-Match header, the media types and answers.
+ */
+const UpdateRoute = (): MethodDecorator =>
   applyDecorators(
-    ApiParam(SESSION_ID),
+    ApiParam({ ...SESSION_ID, type: String }),
     ApiHeader({
       name: 'If-Match',
       required: false,
@@ -68,6 +76,10 @@ const UpdateDocs = (): MethodDecorator =>
     ApiPreconditionFailedResponse({ type: DetailDto }),
     ApiPayloadTooLargeResponse({ type: DetailDto }),
     ApiUnsupportedMediaTypeResponse({ type: DetailDto }),
+    // applied in this order, as stacked decorators would be bottom-up
+    UseInterceptors(AttachmentUploadInterceptor),
+    Idempotent(),
+    Authenticated('api-key'),
   );
 
 @ApiTags('Payment transactions')
@@ -99,28 +111,18 @@ export class TransactionsController {
   }
 
   @Patch(':session_id')
-  @Authenticated('api-key')
-  @Idempotent() // above the upload interceptor: runs after it (see Idempotent)
-  @UseInterceptors(AttachmentUploadInterceptor)
+  @UpdateRoute()
   @ApiOperation({ summary: 'Update a payment transaction (partial)', operationId: 'updateTransaction' })
   @ApiBody({ type: UpdateTransactionDto })
-  @UpdateDocs()
   async update(
-    @Param('session_id') sessionId: string,
-    @CurrentPrincipal() principal: Principal,
-    @TransactionBodyParam() body: TransactionBody,
-    @Headers('if-match') ifMatch: string | undefined,
+    @TransactionUpdateParam() update: TransactionUpdate,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TransactionDto> {
-    const view = await this.transactions.update(sessionId, principal, body, { ifMatch, mode: 'partial' });
-    res.setHeader('ETag', view.etag);
-    return view.body;
+    return this.updated(res, update, 'partial');
   }
 
   @Put(':session_id')
-  @Authenticated('api-key')
-  @Idempotent() // above the upload interceptor: runs after it (see Idempotent)
-  @UseInterceptors(AttachmentUploadInterceptor)
+  @UpdateRoute()
   @ApiOperation({
     summary: 'Replace a payment transaction (full update)',
     description:
@@ -129,17 +131,11 @@ export class TransactionsController {
     operationId: 'replaceTransaction',
   })
   @ApiBody({ type: CreateTransactionDto })
-  @UpdateDocs()
   async replace(
-    @Param('session_id') sessionId: string,
-    @CurrentPrincipal() principal: Principal,
-    @TransactionBodyParam() body: TransactionBody,
-    @Headers('if-match') ifMatch: string | undefined,
+    @TransactionUpdateParam() update: TransactionUpdate,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TransactionDto> {
-    const view = await this.transactions.update(sessionId, principal, body, { ifMatch, mode: 'full' });
-    res.setHeader('ETag', view.etag);
-    return view.body;
+    return this.updated(res, update, 'full');
   }
 
   @Get(':session_id')
@@ -164,6 +160,17 @@ export class TransactionsController {
       res.status(304);
       return undefined;
     }
+    return view.body;
+  }
+
+  private async updated(
+    res: Response,
+    update: TransactionUpdate,
+    mode: 'partial' | 'full',
+  ): Promise<TransactionDto> {
+    const { sessionId, principal, body, ifMatch } = update;
+    const view = await this.transactions.update(sessionId, principal, body, { ifMatch, mode });
+    res.setHeader('ETag', view.etag);
     return view.body;
   }
 }

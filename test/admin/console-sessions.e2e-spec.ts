@@ -257,6 +257,38 @@ describe('admin console sessions are revoked', () => {
     await malformed(`checkout_admin=${token}`).expect(303);
   });
 
+  it('answers a record that is not there with the console’s 404 page, and a form without its token with 403', async () => {
+    const [token] = (await adminWithSessions()).tokens;
+    const session = await sessions.resolve(token);
+    assert.ok(session);
+    const cookie = `checkout_admin=${token}`;
+    const page = (path: string) => t.http().get(path).set('Cookie', cookie);
+    const form = (path: string, fields: Record<string, string> = {}) =>
+      t.http().post(path).type('form').set('Cookie', cookie).send(fields);
+    const withToken = { csrf_token: session.session.csrfToken };
+    const answers: Array<[string, Promise<{ status: number; text: string }>]> = [
+      ['GET users/999999', page('/admin/users/999999')],
+      ['GET users/not-a-number', page('/admin/users/not-a-number')],
+      ['GET gateways/no-such-gateway', page('/admin/gateways/no-such-gateway')],
+      ['GET transactions/000…', page(`/admin/transactions/${'0'.repeat(40)}`)],
+      ['POST users/999999', form('/admin/users/999999', withToken)],
+      ['POST currencies/XXX/delete', form('/admin/currencies/XXX/delete', withToken)],
+      ['POST api-keys/0/revoke', form('/admin/api-keys/0/revoke', withToken)],
+      ['POST gateways/no-such-gateway/delete', form('/admin/gateways/no-such-gateway/delete', withToken)],
+    ];
+    for (const [name, answer] of answers) {
+      const res = await answer;
+      assert.equal(res.status, 404, name);
+      assert.match(res.text, /<title>[^<]*Not found/i, name);
+      assert.match(res.text, /csrf_token/, `${name}: still the signed-in console (its sign-out form)`);
+    }
+    const forged = await form('/admin/currencies', { csrf_token: 'x'.repeat(43), code: 'EUR' });
+    assert.equal(forged.status, 403);
+    assert.equal((await page('/admin/currencies')).text.includes('>EUR<'), false, 'nothing written');
+    const stranger = await t.http().get('/admin/users/999999').expect(303);
+    assert.equal(stranger.headers.location, '/admin/sign-in');
+  });
+
   it('a new ADMIN_PASSWORD at start-up ends the admin’s sessions', async () => {
     const db = await createTestDatabase();
     let replica: TestApp | null = await startApp({ db });
