@@ -143,7 +143,7 @@ export class KnetDriver implements RedirectDriver {
       // alone: KNET reverses it if this answer does not reach it. CANCELED: the return abandons
       // the attempt (its inquiry says so). HOST TIMEOUT and the undocumented: inquiry decides.
       this.logger.log(
-        { knet: 'result', trackId: message.trackId, result: message.result, amount: message.amount },
+        { knet: 'result', trackId: message.trackId, outcome },
         'KNET posted a result; inquiry confirms it',
       );
       return {
