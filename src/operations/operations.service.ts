@@ -6,6 +6,7 @@ import { DomainError } from '../common/errors/domain-errors';
 import { amountProblem, formatAmount, Money, significantDecimals } from '../common/money/money';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { UnitOfWork } from '../database/unit-of-work';
+import { GatewayDrivers, type DriverOperation } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { FollowUpOperation } from '../payments/adapters/gateway-adapter';
 import { GatewayAdapters } from '../payments/adapters/gateway-adapters';
@@ -77,6 +78,7 @@ export class OperationsService {
     private readonly payments: PaymentsService,
     private readonly idempotency: IdempotencyService,
     private readonly uow: UnitOfWork,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   async run(principal: Principal, body: unknown, trackingKey?: string): Promise<OperationAnswer> {
@@ -153,6 +155,8 @@ export class OperationsService {
     if (operation === 'delete') return this.hide(tx, digits);
     const requested =
       operation === 'capture' || operation === 'refund' ? parseAmount(input.amount, digits, tx) : null;
+    if (operation === 'capture' || operation === 'void' || operation === 'refund')
+      await this.refuseUnsupported(tx, operation);
 
     for (let round = 1; ; round++) {
       const current = round === 1 ? tx : await this.transactions.get(tx.sessionId);
@@ -276,6 +280,8 @@ export class OperationsService {
     const gateway = await this.gateways.findByCode(tx.pgCode);
     const bound = gateway ? await this.adapters.bind(gateway) : null;
     if (!gateway || !bound) throw new OperationRefused(`Gateway "${tx.pgCode}" cannot ${operation} here.`);
+    const partial = !new Money(amount).eq(tx.amount);
+    if (partial) await this.refuseUnsupported(tx, operation, true);
     const attempt = await this.payments.lastSuccessfulAttempt(tx);
     const outcome = await bound.driver.followUp({
       gateway,
@@ -285,7 +291,7 @@ export class OperationsService {
       provider: attempt?.provider ?? null,
       amount,
       currencyCode: tx.currencyCode,
-      partial: !new Money(amount).eq(tx.amount),
+      partial,
     });
     if (outcome.result === 'unknown') {
       this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway did not answer an operation in time');
@@ -296,6 +302,25 @@ export class OperationsService {
     if (outcome.result !== 'success') {
       this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway refused an operation');
       throw new OperationRefused(outcome.message ?? `The gateway refused the ${operation}.`);
+    }
+  }
+
+  /**
+   * An operation the gateway's driver does not support (the catalogue's `operations`, contract §20)
+   * → 400 `Gateway "<code>" (<pg>) cannot <operation>.`, before the state is looked at.
+   */
+  private async refuseUnsupported(
+    tx: Transaction,
+    operation: FollowUpOperation,
+    partial = false,
+  ): Promise<void> {
+    const gateway = await this.gateways.findByCode(tx.pgCode);
+    const driver = gateway ? this.drivers.find(gateway.pg) : null;
+    if (!gateway || !driver) return;
+    const needed: DriverOperation = partial && operation !== 'void' ? `partial_${operation}` : operation;
+    if (!driver.operations.includes(needed)) {
+      const what = partial ? `partially ${operation}` : operation;
+      throw new OperationRefused(`Gateway "${gateway.code}" (${gateway.pg}) cannot ${what}.`);
     }
   }
 

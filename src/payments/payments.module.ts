@@ -24,6 +24,7 @@ import { PaymentsService } from './payments.service';
 import { ReconcilerJob } from './reconciler.job';
 import { TestHelpersController } from './test-helpers.controller';
 import { DRIVER_SETTINGS, StoredDriverSettings } from './driver-settings';
+import { KnetDriver } from './drivers/knet-driver';
 import { StripeDriver } from './drivers/stripe-driver';
 import { GatewayNotifyController } from './gateway-notify.controller';
 import { RedirectPayments } from './redirect-payments.service';
@@ -52,11 +53,12 @@ import { RedirectPayments } from './redirect-payments.service';
     SandboxGatewayAdapter,
     CashGatewayAdapter,
     StripeDriver,
+    KnetDriver,
     {
       // The first driver that serves a gateway is its driver: by `pg` first, the sandbox last.
       provide: GATEWAY_ADAPTERS,
       useFactory: (...adapters: GatewayAdapter[]): GatewayAdapter[] => adapters,
-      inject: [StripeDriver, CashGatewayAdapter, SandboxGatewayAdapter],
+      inject: [StripeDriver, KnetDriver, CashGatewayAdapter, SandboxGatewayAdapter],
     },
     // Each gateway's driver settings (src/gateways/ stores them; tests may override the token).
     { provide: DRIVER_SETTINGS, useClass: StoredDriverSettings },

@@ -10,6 +10,7 @@ import {
   isRedirectDriver,
   UnverifiedNotification,
   type CustomerDestination,
+  type NotificationReply,
   type RedirectDriver,
   type RedirectUrls,
 } from './adapters/gateway-adapter';
@@ -150,15 +151,27 @@ export class RedirectPayments {
 
   /**
    * A provider's notification (contract §20): verified first (400 when it is not, nothing changes),
-   * then settled once however often and in whatever order it comes.
+   * then settled once however often and in whatever order it comes. Returns the answer the provider
+   * expects, when its driver names one (KNET's `REDIRECT=` line); undefined for the default.
    */
-  async notified(code: string, rawBody: string, headers: Record<string, string | undefined>): Promise<void> {
+  async notified(
+    code: string,
+    rawBody: string,
+    headers: Record<string, string | undefined>,
+  ): Promise<NotificationReply | undefined> {
     const gateway = await this.gateways.findByCode(code);
     const bound = gateway ? await this.adapters.bind(gateway) : null;
     if (!gateway || !bound || !isRedirectDriver(bound.driver)) throw new NotFound();
     let notice;
     try {
-      notice = await bound.driver.notification({ gateway, settings: bound.settings, rawBody, headers });
+      const returnUrl = this.urls(code, '').returnUrl.split('?')[0];
+      notice = await bound.driver.notification({
+        gateway,
+        settings: bound.settings,
+        rawBody,
+        headers,
+        returnUrl,
+      });
     } catch (error) {
       if (error instanceof UnverifiedNotification) {
         this.logger.warn(
@@ -169,16 +182,17 @@ export class RedirectPayments {
       }
       throw error;
     }
-    if (notice.kind === 'ignore') return;
+    if (notice.kind === 'ignore') return notice.reply;
     const attempt = await this.attempts.findByReference(notice.referenceNumber);
     if (!attempt || attempt.pgCode !== code) {
       this.logger.warn(
         { gateway: code, referenceNumber: notice.referenceNumber },
         'A notification for no attempt of this gateway',
       );
-      return;
+      return notice.reply;
     }
     await this.settlement.conclude(attempt, notice.outcome, false);
+    return notice.reply;
   }
 
   /**

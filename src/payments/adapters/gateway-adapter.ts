@@ -156,11 +156,26 @@ export interface NotificationInput extends DriverCall {
   /** The body exactly as received: signatures are computed over it. */
   rawBody: string;
   headers: Record<string, string | undefined>;
+  /** The gateway's return URL, without query: for providers whose answer names it (KNET's `REDIRECT=`). */
+  returnUrl: string;
 }
 
-/** A verified notification: about one of our attempts, or something to acknowledge and ignore. */
-export type ProviderNotification =
-  { kind: 'outcome'; referenceNumber: string; outcome: ProviderOutcome } | { kind: 'ignore' };
+/**
+ * What the notify route answers the provider instead of its default JSON, for providers that expect
+ * a particular answer (KNET: the one line `REDIRECT=<receipt URL>`, `text/plain`; K-064 §5, §9.2.1).
+ */
+export interface NotificationReply {
+  contentType: string;
+  body: string;
+}
+
+/**
+ * A verified notification: about one of our attempts, or something to acknowledge and ignore; either
+ * may carry the {@link NotificationReply} the provider expects.
+ */
+export type ProviderNotification = (
+  { kind: 'outcome'; referenceNumber: string; outcome: ProviderOutcome } | { kind: 'ignore' }
+) & { reply?: NotificationReply };
 
 /** A notification that is forged or cannot be verified (400, nothing changes). */
 export class UnverifiedNotification extends Error {

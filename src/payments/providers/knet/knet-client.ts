@@ -440,7 +440,7 @@ function transactionDetails(fields: Record<string, string>): KnetTransactionDeta
 }
 
 /** K-064 §3.5.5's results of a payment; anything else is left to inquiry. */
-function resultOutcome(result: string): 'captured' | 'declined' | 'canceled' | 'unknown' {
+export function resultOutcome(result: string): 'captured' | 'declined' | 'canceled' | 'unknown' {
   switch (result) {
     case 'CAPTURED':
       return 'captured';
