@@ -10,6 +10,7 @@ import {
   isRedirectDriver,
   UnverifiedNotification,
   type CustomerDestination,
+  type ProviderData,
   type RedirectDriver,
   type RedirectUrls,
 } from './adapters/gateway-adapter';
@@ -27,6 +28,18 @@ export type ReturnOutcome =
   | { kind: 'payable'; transaction: Transaction }
   /** The provider has not confirmed yet: the "being confirmed" page, which reloads itself. */
   | { kind: 'confirming'; transaction: Transaction; referenceNumber: string };
+
+/**
+ * Where a started attempt's customer goes, rebuilt from what its driver stored (contract §20): the
+ * provider's page (`url`, a 303), or our page loading the provider's script (`script_url` and
+ * `session_id`, MPGS). Null when the stored data names neither.
+ */
+export function storedDestination(provider: ProviderData): CustomerDestination | null {
+  if (provider.url) return { kind: 'redirect', url: provider.url };
+  if (provider.script_url && provider.session_id)
+    return { kind: 'script_page', scriptUrl: provider.script_url, sessionId: provider.session_id };
+  return null;
+}
 
 /** The browser's parameters on the return URL that are ours (the rest is the provider's). */
 export const RETURN_REFERENCE_PARAM = 'ref';
@@ -203,12 +216,12 @@ export class RedirectPayments {
   ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
-    const url = holder?.provider?.url;
-    if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !url) return null;
+    const destination = holder?.provider ? storedDestination(holder.provider) : null;
+    if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
     const known = await driver
       .inquire({ gateway, settings, referenceNumber: holder.referenceNumber, provider: holder.provider })
       .catch(() => undefined);
-    return known === 'open' ? { kind: 'redirect', url } : null;
+    return known === 'open' ? destination : null;
   }
 
   /** Completes (or, canceled, abandons) an unsettled attempt from the provider's record. */
