@@ -305,8 +305,8 @@ function transactionIdFor(input: FollowUpInput): string {
 /** A notification's body (the RETRIEVE TRANSACTION answer), numbers kept as text; null when unreadable. */
 function readTransaction(rawBody: string): Partial<MpgsTransaction> | null {
   try {
-    const value = parseLosslessJson(rawBody, null, (digits: string) => digits);
-    return value && typeof value === 'object' ? (value) : null;
+    const value: unknown = parseLosslessJson(rawBody, null, (digits: string) => digits);
+    return value && typeof value === 'object' ? value : null;
   } catch {
     return null;
   }
