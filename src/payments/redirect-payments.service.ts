@@ -32,9 +32,15 @@ export type ReturnOutcome =
 /**
  * Where a started attempt's customer goes, rebuilt from what its driver stored (contract §20): the
  * provider's page (`url`, a 303), or our page loading the provider's script (`script_url` and
- * `session_id`, MPGS). Null when the stored data names neither.
+ * `session_id`, MPGS). Null when the stored data names neither, or when the driver said the
+ * session is not to be handed out again after `resume_until` (it may have expired at the provider).
  */
-export function storedDestination(provider: ProviderData): CustomerDestination | null {
+export function storedDestination(
+  provider: ProviderData,
+  now: Date = new Date(),
+): CustomerDestination | null {
+  const until = provider.resume_until ? Date.parse(provider.resume_until) : Number.POSITIVE_INFINITY;
+  if (!(until > now.getTime())) return null;
   if (provider.url) return { kind: 'redirect', url: provider.url };
   if (provider.script_url && provider.session_id)
     return { kind: 'script_page', scriptUrl: provider.script_url, sessionId: provider.session_id };

@@ -135,6 +135,24 @@ describe('MPGS driver: pay, return, notify, operate', () => {
     await leave(session);
   });
 
+  it('a session older than MPGS usually keeps one is not handed out again: picking MPGS again starts a new one', async () => {
+    const { id, reference, session } = await pick();
+    const [attempt] = await attemptsOf(ds, id);
+    const provider = JSON.parse(attempt.provider_data ?? '{}') as Record<string, string>;
+    assert.ok(Date.parse(provider.resume_until) > Date.now());
+    await ds.query('UPDATE payment_attempts SET provider_data = ? WHERE reference_number = ?', [
+      JSON.stringify({ ...provider, resume_until: new Date(Date.now() - 1000).toISOString() }),
+      reference,
+    ]);
+    const again = await get(`/b/checkout/pay/mpgs?session_id=${id}`);
+    assert.equal(again.status, 200);
+    assert.doesNotMatch(await again.text(), new RegExp(session));
+    const attempts = await attemptsOf(ds, id);
+    assert.equal(attempts.length, 2);
+    assert.notEqual(attempts[0].settled_at, null, 'the old attempt was ended (MPGS has no order for it)');
+    await leave(mpgsSessionOf(attempts[1]).session_id);
+  });
+
   it('pays: the return with a matching resultIndicator settles once; notifications after it change nothing', async () => {
     sim.notifier.controls.mode = 'hold';
     try {

@@ -28,11 +28,17 @@ import type { MpgsOrder, MpgsTransaction } from '../providers/mpgs/mpgs-types';
 export const MPGS_PG = 'mpgs';
 
 /**
- * How long an order-less checkout session is taken to be payable. MPGS says a session lasts
- * "usually about 15 minutes"
- * (https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-session/integrate-hosted-session/,
- * Session Basics); waiting four times that before answering "never paid" leaves a payer who is
- * slow, or a session the gateway keeps longer, no way to pay an attempt we gave up.
+ * MPGS says a session lasts "usually about 15 minutes"
+ * (https://na.gateway.mastercard.com/api/documentation/integrationGuidelines/hostedSession/sessionBasics.html).
+ * A customer who picks MPGS again within that time gets the same session back (`resume_until`);
+ * later, a new one.
+ */
+const SESSION_RESUMABLE_MS = 15 * 60_000;
+
+/**
+ * How long an order-less checkout session is taken to be payable: four times the usual lifetime
+ * above, so that a slow payer, or a session the gateway keeps longer, cannot pay an attempt we have
+ * already given up as never paid.
  */
 const SESSION_PAYABLE_MS = 60 * 60_000;
 
@@ -96,12 +102,14 @@ export class MpgsDriver implements RedirectDriver {
       notificationUrl: input.notifyUrl,
     });
     const scriptUrl = client.checkoutScriptUrl;
+    const now = Date.now();
     return {
       provider: {
         session_id: session.sessionId,
         success_indicator: session.successIndicator,
         script_url: scriptUrl,
-        started_at: new Date().toISOString(),
+        started_at: new Date(now).toISOString(),
+        resume_until: new Date(now + SESSION_RESUMABLE_MS).toISOString(),
       },
       destination: { kind: 'script_page', scriptUrl, sessionId: session.sessionId },
     };
