@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
 import { adminEvents, dataSourceOf, eventually } from '../events/event-helpers';
 import { TransactionDriver } from '../factories/transaction-states';
+import { GatewaysService } from '../../src/gateways/gateways.service';
+import { GatewayAdapters } from '../../src/payments/adapters/gateway-adapters';
+import { MpgsDriver } from '../../src/payments/drivers/mpgs-driver';
 import { MpgsSimulator } from '../providers/mpgs/mpgs-simulator';
 import { seedBasics, type Seeded } from '../setup/fixtures';
 import { startApp, type TestApp } from '../setup/test-app';
@@ -316,6 +319,54 @@ describe('MPGS driver: pay, return, notify, operate', () => {
       currency: 'KWD',
     });
     assert.equal(sim.order(reference)!.totalCapturedAmount.toFixed(), '50');
+  });
+
+  it('authorize, then capture all of it', async () => {
+    const { id, reference, session } = await pick('mpgs-auth');
+    await comeBack(pay(session));
+    const res = await d.operate({ session_id: id, operation: 'capture' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.state, 'captured');
+    assert.equal(sim.order(reference)!.status, 'CAPTURED');
+    assert.equal(sim.order(reference)!.totalCapturedAmount.toFixed(), '86');
+  });
+
+  it('an operation sent again with the same operation key names the same MPGS transaction: done once', async () => {
+    const { reference, session } = await pick();
+    await comeBack(pay(session));
+    const gateway = (await t.app.get(GatewaysService).findByCode('mpgs'))!;
+    const settings = await t.app.get(GatewayAdapters).bind(gateway);
+    const refund = {
+      gateway,
+      settings: settings!.settings,
+      operation: 'refund' as const,
+      referenceNumber: reference,
+      amount: '5.000',
+      currencyCode: 'KWD',
+      partial: true,
+      operationKey: 'op-42',
+    };
+    const driver = t.app.get(MpgsDriver);
+    assert.deepEqual(await driver.followUp(refund), { result: 'success' });
+    assert.deepEqual(await driver.followUp(refund), { result: 'success' });
+    const refunds = sim.requestsFor('REFUND').filter((r) => r.path.includes(`/order/${reference}/`));
+    assert.equal(refunds.length, 2);
+    assert.equal(refunds[0].path, refunds[1].path, 'the same transaction id both times');
+    assert.equal(sim.order(reference)!.totalRefundedAmount.toFixed(), '5');
+  });
+
+  it('MPGS does not answer an operation in time: 503 pending, the transaction unchanged', async () => {
+    const { id, session } = await pick();
+    await comeBack(pay(session));
+    sim.delayAnswers(3000, 1);
+    try {
+      const res = await d.operate({ session_id: id, operation: 'refund', amount: '6.000' });
+      assert.equal(res.status, 503, JSON.stringify(res.body));
+      assert.equal(res.body.result, 'pending');
+      assert.equal(await stateOf(id), 'paid');
+    } finally {
+      sim.delayAnswers(0, 0);
+    }
   });
 
   it('authorize, then void the authorization', async () => {
