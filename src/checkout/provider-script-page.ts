@@ -68,6 +68,7 @@ export function providerScriptPage(view: ProviderScriptView, language: PageLangu
     <p class="notice notice-warning" role="alert" id="provider-failed" data-testid="provider-failed" hidden>
       ${t.providerPageFailed}
     </p>
+    <noscript><p class="notice notice-warning">${t.providerPageFailed}</p></noscript>
     <p><a href="${view.checkoutUrl}">${t.backToCheckout}</a></p>
     <script src="${view.scriptUrl}" data-error="${ERROR_CALLBACK}"></script>
     <script nonce="${nonce}">
