@@ -20,6 +20,7 @@ import { TransitionService } from '../transactions/transition.service';
 import { NOT_A_PAGE_CARD, pageLanguage, stringsFor } from './i18n';
 import { cardOfPageReference, pageReferenceOf } from './saved-card-references';
 import { originOf, type PageResponse } from './page-response';
+import { providerScriptPage } from './provider-script-page';
 import {
   checkoutPage,
   confirmingPage,
@@ -156,15 +157,32 @@ export class CheckoutPagesService {
 
   /**
    * The customer picked a redirect gateway (contract §20): the attempt is claimed and the customer
-   * sent to the provider's page (303). Refused: where a paid customer goes, or the checkout page
-   * saying why (409).
+   * sent to the provider's page: a 303, or (MPGS) our page that loads the provider's script.
+   * Refused: where a paid customer goes, or the checkout page saying why (409).
    */
   private async toProvider(sessionId: string, pgCode: string, csrfToken: string): Promise<PageResponse> {
     try {
       const destination = await this.redirects.start(sessionId, pgCode);
-      if (destination.kind !== 'redirect')
-        throw new Error('Pages that load a provider script are not served yet');
-      return { kind: 'redirect', status: 303, location: destination.url };
+      if (destination.kind === 'redirect')
+        return { kind: 'redirect', status: 303, location: destination.url };
+      const tx = await this.transactions.get(sessionId);
+      const ctx = await this.context(tx);
+      const page = providerScriptPage(
+        {
+          merchantName: ctx.merchantName,
+          scriptUrl: destination.scriptUrl,
+          sessionId: destination.sessionId,
+          checkoutUrl: checkoutPagePath(tx.sessionId),
+        },
+        ctx.language,
+      );
+      return {
+        kind: 'html',
+        status: 200,
+        html: page.html,
+        scripts: page.scripts,
+        formTargets: page.formTargets,
+      };
     } catch (error) {
       if (!(error instanceof AttemptRefused)) throw error;
       const tx = error.transaction;

@@ -37,6 +37,10 @@ export interface PageStrings {
   /** The page shown while a provider has not yet confirmed a payment (contract §20). */
   confirmingTitle: string;
   confirmingNotice: string;
+  /** The page that loads a provider's payment script (contract §20, MPGS). */
+  providerPageTitle: string;
+  providerPageNotice: string;
+  providerPageFailed: string;
   expiry: string;
   expiryHint: string;
   cvc: string;
@@ -52,6 +56,10 @@ export interface PageStrings {
 }
 
 const EN: PageStrings = {
+  providerPageTitle: 'Opening the payment page',
+  providerPageNotice: 'Taking you to the secure payment page of the payment provider…',
+  providerPageFailed:
+    'The payment page could not be opened. Go back to checkout and try again, or choose another payment method.',
   confirmingTitle: 'Confirming your payment',
   confirmingNotice:
     'Your payment is being confirmed with the payment provider. This page reloads itself until it is; please do not pay again.',
@@ -107,6 +115,9 @@ const EN: PageStrings = {
 };
 
 const AR: PageStrings = {
+  providerPageTitle: 'فتح صفحة الدفع',
+  providerPageNotice: 'جارٍ نقلك إلى صفحة الدفع الآمنة لدى مزوّد الدفع…',
+  providerPageFailed: 'تعذّر فتح صفحة الدفع. ارجع إلى صفحة الدفع وحاول مرة أخرى، أو اختر طريقة دفع أخرى.',
   confirmingTitle: 'جارٍ تأكيد الدفع',
   confirmingNotice:
     'يجري تأكيد دفعتك مع مزوّد الدفع. ستُعاد تحميل هذه الصفحة تلقائيًا حتى يتم ذلك؛ يُرجى عدم الدفع مرة أخرى.',

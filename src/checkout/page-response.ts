@@ -10,8 +10,20 @@ export type PageResponse =
       imageSources?: string[];
       /** The page reloads itself after this many seconds (the `Refresh` header). */
       refreshSeconds?: number;
+      /** The scripts the page may run (none unless given): see {@link PageScripts}. */
+      scripts?: PageScripts;
     }
   | { kind: 'redirect'; status: 302 | 303; location: string };
+
+/**
+ * The only scripts a page may run: its own inline script carrying `nonce` (a fresh random value per
+ * response), and those served from `origins` (a provider's host, e.g. MPGS's `checkout.min.js`,
+ * contract §20). Never `*`, never `unsafe-inline`.
+ */
+export interface PageScripts {
+  nonce: string;
+  origins: string[];
+}
 
 /** The origin of an absolute URL, for a CSP source list; null when it is not http(s). */
 export function originOf(url: string | null | undefined): string | null {
@@ -24,11 +36,20 @@ export function originOf(url: string | null | undefined): string | null {
   }
 }
 
-/** A strict Content-Security-Policy: nothing but our stylesheet, images and form targets. */
-export function contentSecurityPolicy(formTargets: string[] = [], imageSources: string[] = []): string {
+/**
+ * A strict Content-Security-Policy: nothing but our stylesheet, images and form targets, and the
+ * scripts a page names (see {@link PageScripts}).
+ */
+export function contentSecurityPolicy(
+  formTargets: string[] = [],
+  imageSources: string[] = [],
+  scripts?: PageScripts,
+): string {
   const unique = (values: string[]) => [...new Set(values.filter((v) => /^https?:\/\/[^\s;,']+$/.test(v)))];
+  const nonce = scripts && /^[A-Za-z0-9+/=_-]{16,}$/.test(scripts.nonce) ? scripts.nonce : null;
   return [
     "default-src 'none'",
+    ...(nonce ? [[`script-src 'nonce-${nonce}'`, ...unique(scripts?.origins ?? [])].join(' ')] : []),
     "style-src 'self'",
     ["img-src 'self'", ...unique(imageSources)].join(' '),
     ["form-action 'self'", ...unique(formTargets)].join(' '),
@@ -45,7 +66,10 @@ export function sendPage(res: Response, page: PageResponse): void {
     res.status(page.status).setHeader('Location', page.location).end();
     return;
   }
-  res.setHeader('Content-Security-Policy', contentSecurityPolicy(page.formTargets, page.imageSources));
+  res.setHeader(
+    'Content-Security-Policy',
+    contentSecurityPolicy(page.formTargets, page.imageSources, page.scripts),
+  );
   res.setHeader('X-Frame-Options', 'DENY');
   if (page.refreshSeconds) res.setHeader('Refresh', String(page.refreshSeconds));
   res.status(page.status).type('html').send(page.html);

@@ -24,6 +24,25 @@ describe('page templates', () => {
         "base-uri 'none'; frame-ancestors 'none'",
     );
     assert.equal(originOf('https://shop.example:8443/return?x=1'), 'https://shop.example:8443');
+    // A page that runs scripts (contract §20, MPGS): its nonce and the provider's origin, nothing else.
+    const nonce = 'bm9uY2Utb2YtdGhpcy1wYWdl';
+    assert.match(
+      contentSecurityPolicy([], [], {
+        nonce,
+        origins: ['https://bank.gateway.example', '*', "'unsafe-inline'"],
+      }),
+      new RegExp(
+        `^default-src 'none'; script-src 'nonce-${nonce}' https://bank\\.gateway\\.example; style-src`,
+      ),
+    );
+    assert.doesNotMatch(
+      contentSecurityPolicy([], [], {
+        nonce: "x' 'unsafe-inline",
+        origins: ['https://bank.gateway.example'],
+      }),
+      /script-src/,
+      'a nonce that is not one adds no script source at all',
+    );
     assert.equal(originOf('javascript:alert(1)'), null);
     assert.equal(originOf('not a url'), null);
     assert.equal(originOf(''), null);

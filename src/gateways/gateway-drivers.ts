@@ -125,8 +125,10 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
       text('merchant_name', 'The name shown on the Hosted Payment Page.'),
       TIMEOUT_MS,
     ],
+    // Capture (also partial), void, refund (also partial) as MPGS transaction operations. Saved
+    // cards (MPGS tokens) are not offered by the driver yet: until they are, it cannot save cards.
     operations: ALL_OPERATIONS,
-    tokenizable: true,
+    tokenizable: false,
     currencies: null,
   },
   {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CardsModule } from '../cards/cards.module';
+import { CurrenciesModule } from '../currencies/currencies.module';
 import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -24,6 +25,7 @@ import { PaymentsService } from './payments.service';
 import { ReconcilerJob } from './reconciler.job';
 import { TestHelpersController } from './test-helpers.controller';
 import { DRIVER_SETTINGS, StoredDriverSettings } from './driver-settings';
+import { MpgsDriver } from './drivers/mpgs-driver';
 import { KnetDriver } from './drivers/knet-driver';
 import { StripeDriver } from './drivers/stripe-driver';
 import { GatewayNotifyController } from './gateway-notify.controller';
@@ -39,6 +41,7 @@ import { RedirectPayments } from './redirect-payments.service';
     TransactionsModule,
     GatewaysModule,
     CardsModule,
+    CurrenciesModule,
     EventsModule,
     IdempotencyModule,
   ],
@@ -53,12 +56,13 @@ import { RedirectPayments } from './redirect-payments.service';
     SandboxGatewayAdapter,
     CashGatewayAdapter,
     StripeDriver,
+    MpgsDriver,
     KnetDriver,
     {
       // The first driver that serves a gateway is its driver: by `pg` first, the sandbox last.
       provide: GATEWAY_ADAPTERS,
       useFactory: (...adapters: GatewayAdapter[]): GatewayAdapter[] => adapters,
-      inject: [StripeDriver, KnetDriver, CashGatewayAdapter, SandboxGatewayAdapter],
+      inject: [StripeDriver, MpgsDriver, KnetDriver, CashGatewayAdapter, SandboxGatewayAdapter],
     },
     // Each gateway's driver settings (src/gateways/ stores them; tests may override the token).
     { provide: DRIVER_SETTINGS, useClass: StoredDriverSettings },

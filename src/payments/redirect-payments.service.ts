@@ -11,6 +11,7 @@ import {
   UnverifiedNotification,
   type CustomerDestination,
   type NotificationReply,
+  type ProviderData,
   type RedirectDriver,
   type RedirectUrls,
 } from './adapters/gateway-adapter';
@@ -28,6 +29,24 @@ export type ReturnOutcome =
   | { kind: 'payable'; transaction: Transaction }
   /** The provider has not confirmed yet: the "being confirmed" page, which reloads itself. */
   | { kind: 'confirming'; transaction: Transaction; referenceNumber: string };
+
+/**
+ * Where a started attempt's customer goes, rebuilt from what its driver stored (contract §20): the
+ * provider's page (`url`, a 303), or our page loading the provider's script (`script_url` and
+ * `session_id`, MPGS). Null when the stored data names neither, or when the driver said the
+ * session is not to be handed out again after `resume_until` (it may have expired at the provider).
+ */
+export function storedDestination(
+  provider: ProviderData,
+  now: Date = new Date(),
+): CustomerDestination | null {
+  const until = provider.resume_until ? Date.parse(provider.resume_until) : Number.POSITIVE_INFINITY;
+  if (!(until > now.getTime())) return null;
+  if (provider.url) return { kind: 'redirect', url: provider.url };
+  if (provider.script_url && provider.session_id)
+    return { kind: 'script_page', scriptUrl: provider.script_url, sessionId: provider.session_id };
+  return null;
+}
 
 /** The browser's parameters on the return URL that are ours (the rest is the provider's). */
 export const RETURN_REFERENCE_PARAM = 'ref';
@@ -217,12 +236,12 @@ export class RedirectPayments {
   ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
-    const url = holder?.provider?.url;
-    if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !url) return null;
+    const destination = holder?.provider ? storedDestination(holder.provider) : null;
+    if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
     const known = await driver
       .inquire({ gateway, settings, referenceNumber: holder.referenceNumber, provider: holder.provider })
       .catch(() => undefined);
-    return known === 'open' ? { kind: 'redirect', url } : null;
+    return known === 'open' ? destination : null;
   }
 
   /** Completes (or, canceled, abandons) an unsettled attempt from the provider's record. */
