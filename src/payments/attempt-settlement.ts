@@ -18,7 +18,11 @@ import { isRedirectDriver, type InquiryAnswer, type ProviderOutcome } from './ad
 import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { gatewayResponse, responseMessage } from './gateway-response';
 import type { PaymentAttempt } from './payment-attempt.entity';
-import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
+import {
+  PaymentAttemptsRepository,
+  type UnsettledCursor,
+  type StoredAnswer,
+} from './payment-attempts.repository';
 
 /** An answered attempt whose request has not settled it after this long is settled by the reconciler. */
 const SETTLE_GRACE_MS = 10_000;
@@ -41,6 +45,8 @@ export interface ReconcileResult {
 @Injectable()
 export class AttemptSettlement {
   private readonly logger = new Logger('Payments');
+  /** Where the reconciler's last run stopped (null: start from the oldest). */
+  private reconcileAfter: UnsettledCursor | null = null;
 
   constructor(
     private readonly transactions: TransactionsService,
@@ -282,14 +288,20 @@ export class AttemptSettlement {
   }
 
   /**
-   * One run of the reconciler: finishes every overdue unsettled attempt. Safe on several replicas
-   * at once (settling is conditional; asking a gateway twice changes nothing).
+   * One run of the reconciler: finishes the overdue unsettled attempts of its window, at most
+   * `batch` of them. Safe on several replicas at once (settling is conditional; asking a gateway
+   * twice changes nothing). The window moves on each run and starts over after the newest, so
+   * attempts the provider keeps open (a customer who left a Stripe or MPGS page) cannot starve the
+   * ones behind them: every unsettled attempt is looked at within ⌈unsettled ÷ batch⌉ runs.
    */
-  async reconcile(now: Date = new Date()): Promise<ReconcileResult> {
+  async reconcile(now: Date = new Date(), batch = RECONCILE_BATCH): Promise<ReconcileResult> {
     const result: ReconcileResult = { settled: 0, released: 0, left: 0 };
-    const due = (
-      await this.attempts.findUnsettled(new Date(now.getTime() - SETTLE_GRACE_MS), RECONCILE_BATCH)
-    ).filter((attempt) => this.isOverdue(attempt, now));
+    const before = new Date(now.getTime() - SETTLE_GRACE_MS);
+    let window = await this.attempts.findUnsettled(before, batch, this.reconcileAfter ?? undefined);
+    if (window.length === 0 && this.reconcileAfter) window = await this.attempts.findUnsettled(before, batch);
+    const last = window.at(-1);
+    this.reconcileAfter = window.length < batch || !last ? null : { createdAt: last.createdAt, id: last.id };
+    const due = window.filter((attempt) => this.isOverdue(attempt, now));
     for (const attempt of due) {
       try {
         const finished = await this.finish(attempt);

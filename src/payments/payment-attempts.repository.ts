@@ -13,6 +13,12 @@ export interface StoredAnswer {
   gatewayToken?: string | null;
 }
 
+/** Where a reconciler pass stopped: the last attempt it looked at. */
+export interface UnsettledCursor {
+  createdAt: Date;
+  id: string;
+}
+
 @Injectable()
 export class PaymentAttemptsRepository {
   constructor(
@@ -100,15 +106,23 @@ export class PaymentAttemptsRepository {
     return this.repo.findOne({ where: { referenceNumber } });
   }
 
-  /** Attempts not settled yet that were started before `before`, oldest first. */
-  findUnsettled(before: Date, limit: number): Promise<PaymentAttempt[]> {
-    return this.repo
+  /**
+   * Attempts not settled yet that were started before `before`, oldest first; with `after`, only
+   * those after that one (by start, then id): the reconciler's window moves on past attempts that
+   * stay open for hours, so they cannot hold back the ones behind them.
+   */
+  findUnsettled(before: Date, limit: number, after?: UnsettledCursor): Promise<PaymentAttempt[]> {
+    const query = this.repo
       .createQueryBuilder('a')
       .where('a.settled_at IS NULL')
-      .andWhere('a.created_at < :before', { before: dateParam(this.repo.manager, before) })
-      .orderBy('a.created_at', 'ASC')
-      .limit(limit)
-      .getMany();
+      .andWhere('a.created_at < :before', { before: dateParam(this.repo.manager, before) });
+    if (after) {
+      query.andWhere('(a.created_at > :afterAt OR (a.created_at = :afterAt AND a.id > :afterId))', {
+        afterAt: dateParam(this.repo.manager, after.createdAt),
+        afterId: after.id,
+      });
+    }
+    return query.orderBy('a.created_at', 'ASC').addOrderBy('a.id', 'ASC').limit(limit).getMany();
   }
 
   listForTransaction(transactionId: string): Promise<PaymentAttempt[]> {

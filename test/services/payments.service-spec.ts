@@ -5,7 +5,7 @@ import type { Repository } from 'typeorm';
 import { NotFound } from '../../src/common/errors/domain-errors';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { OutboxEvent } from '../../src/events/event.entity';
-import type { AttemptOutcome, PayInput } from '../../src/payments/adapters/gateway-adapter';
+import type { AttemptOutcome, InquiryInput, PayInput } from '../../src/payments/adapters/gateway-adapter';
 import { SandboxCharge } from '../../src/payments/adapters/sandbox-charge.entity';
 import { SandboxGatewayAdapter } from '../../src/payments/adapters/sandbox-gateway.adapter';
 import { SandboxToken } from '../../src/payments/adapters/sandbox-token.entity';
@@ -36,6 +36,14 @@ class HeldSandboxAdapter extends SandboxGatewayAdapter {
     const open = new Promise<void>((r) => (release = r));
     this.gate = { reached, open };
     return { reached: reachedP, release };
+  }
+
+  /** References the gateway cannot be asked about (inquiry throws, the attempt stays unsettled). */
+  readonly unreachable = new Set<string>();
+
+  override inquire(input: InquiryInput): Promise<AttemptOutcome | null> {
+    if (this.unreachable.has(input.referenceNumber)) return Promise.reject(new Error('gateway unreachable'));
+    return super.inquire(input);
   }
 
   override async pay(input: PayInput): Promise<AttemptOutcome> {
@@ -200,5 +208,39 @@ describe('PaymentsService', () => {
     assert.equal(row.state, 'paid');
     assert.equal(row.attemptInFlight, null);
     assert.deepEqual(await eventNames(row.id), ['created', 'paid']);
+  });
+
+  it('reconcile moves its window on: older attempts it cannot finish do not starve a newer one', async () => {
+    const settlement = ctx.get(AttemptSettlement);
+    const busy = (r: { settled: number; released: number }) => r.settled + r.released > 0;
+    while (busy(await settlement.reconcile(new Date(), 1000))); // a clean slate
+    const stuck: string[] = [];
+    for (const ageSeconds of [7200, 7100, 7000]) {
+      const { body } = await createTransaction(ctx, w.apiKey);
+      const reference = await leaveCrashedAttempt(ctx.dataSource, body.session_id, {
+        gatewaySaw: 'success',
+        stored: null,
+        ageSeconds,
+      });
+      adapter.unreachable.add(reference);
+      stuck.push(reference);
+    }
+    const { body } = await createTransaction(ctx, w.apiKey);
+    await leaveCrashedAttempt(ctx.dataSource, body.session_id, {
+      gatewaySaw: 'success',
+      stored: null,
+      ageSeconds: 3600,
+    });
+    try {
+      // A window of 2: the two oldest first (left), then the third and the newer one, which settles.
+      assert.deepEqual(await settlement.reconcile(new Date(), 2), { settled: 0, released: 0, left: 2 });
+      assert.deepEqual(await settlement.reconcile(new Date(), 2), { settled: 1, released: 0, left: 1 });
+      assert.equal((await tx(body.session_id)).state, 'paid');
+      // Past the newest, it starts over from the oldest.
+      assert.deepEqual(await settlement.reconcile(new Date(), 2), { settled: 0, released: 0, left: 2 });
+    } finally {
+      stuck.forEach((reference) => adapter.unreachable.delete(reference));
+      while (busy(await settlement.reconcile(new Date(), 1000)));
+    }
   });
 });
