@@ -292,7 +292,7 @@ export class OperationsService {
    * Capture, void and refund are carried out by the provider first, durably (contract §20, §17;
    * OperationSettlement): the operation is written before the provider is called, and the
    * transaction changes only once the provider confirms. Returns the transaction as changed; null
-   * when the transaction's open operation closed while this one waited (plan again). A refusal →
+   * when the transaction changed meanwhile (an open operation closed): plan again. A refusal →
    * 400 `failed`; no answer in time → 503 `pending` (the reconciler and inquiry finish it later).
    *
    * One open operation per transaction: another one waits for it a moment (so a burst of operations
@@ -309,6 +309,7 @@ export class OperationsService {
     const bound = gateway ? await this.adapters.bind(gateway) : null;
     if (!gateway || !bound) throw new OperationRefused(`Gateway "${tx.pgCode}" cannot ${operation} here.`);
     const claim = await this.settlement.claim(tx, { operation, amount, trackingKey });
+    if ('stale' in claim) return null;
     let outcome: OperationOutcome;
     if ('claimed' in claim) {
       outcome = await this.settlement.carryOut(claim.claimed, { claimed: true, tellMerchant: false });

@@ -40,8 +40,13 @@ export interface OperationRequest {
   trackingKey?: string | null;
 }
 
-/** A claim: the new operation, or the one still open on the transaction (null: it closed meanwhile). */
-export type OperationClaim = { claimed: ProviderOperation } | { open: ProviderOperation | null };
+/**
+ * A claim: the new operation; the one still open on the transaction (null: it closed meanwhile); or
+ * `stale`: the transaction changed since it was read (an operation settled in between), so nothing
+ * was claimed and the caller decides again on the row as it is now.
+ */
+export type OperationClaim =
+  { claimed: ProviderOperation } | { open: ProviderOperation | null } | { stale: true };
 
 /**
  * Where an operation stands after a call:
@@ -93,7 +98,9 @@ export class OperationSettlement {
 
   /**
    * Step 1: writes the operation `pending`, leased to this caller, before the provider is called.
-   * When the transaction already has an open operation, that one is returned instead.
+   * When the transaction already has an open operation, that one is returned instead. `tx` is the
+   * row the operation was planned on: if it changed before the claim was won (the operation that
+   * held it settled meanwhile), the claim is withdrawn unsent and `stale` returned.
    */
   async claim(tx: Transaction, request: OperationRequest, now: Date = new Date()): Promise<OperationClaim> {
     const attempt = await this.attempts.findLastSuccess(tx.id);
@@ -115,8 +122,12 @@ export class OperationSettlement {
       answeredAt: null,
       settledAt: null,
     } satisfies Partial<ProviderOperation>);
-    if (await this.operations.insertClaim(operation)) return { claimed: operation };
-    return { open: await this.operations.findOpen(tx.id) };
+    if (!(await this.operations.insertClaim(operation)))
+      return { open: await this.operations.findOpen(tx.id) };
+    const current = await this.transactions.findById(tx.id);
+    if (current?.version === tx.version) return { claimed: operation };
+    await this.operations.deleteUnsent(operation.id);
+    return { stale: true };
   }
 
   /**

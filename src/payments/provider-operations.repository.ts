@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { dateParam, isUniqueViolation } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
 import { ProviderOperation, type ProviderOperationState } from './provider-operation.entity';
@@ -45,6 +45,13 @@ export class ProviderOperationsRepository {
       if (isUniqueViolation(error)) return false;
       throw error;
     }
+  }
+
+  /** Removes a claimed operation that was never sent to the provider (its plan went stale). */
+  async deleteUnsent(id: string): Promise<void> {
+    await this.uow.retrying((manager) =>
+      manager.getRepository(ProviderOperation).delete({ id, state: 'pending', answeredAt: IsNull() }),
+    );
   }
 
   /**

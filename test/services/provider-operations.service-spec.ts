@@ -331,6 +331,23 @@ describe('Provider operations (OperationSettlement)', () => {
     assert.equal(replay.status, 200);
   });
 
+  it('a burst of captures: the provider carries out one, the others are refused once it settled', async () => {
+    const id = await paid({ pg_codes: ['sandbox-auth'] });
+    const before = provider.carriedOut.length;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => ops.run(w.apiKey, { operation: 'capture', session_id: id })),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status).sort(),
+      [200, 400, 400, 400, 400],
+      JSON.stringify(answers.map((a) => a.body)),
+    );
+    assert.equal(provider.carriedOut.length - before, 1, 'one capture reached the provider');
+    const tx = await row(id);
+    assert.equal(amount(tx.capturedAmount), '86.000');
+    assert.equal((await operationsOf(tx.id)).length, 1);
+  });
+
   it('two replicas reconciling the same pending operation: one calls the provider, it is settled once', async () => {
     const id = await paid();
     provider.next({ outcome: 'success', lost: true });
@@ -384,10 +401,15 @@ describe('Provider operations (OperationSettlement)', () => {
       (await eventsOf(tx.id)).map((e) => e.event),
       ['created', 'paid', 'refunded'],
     );
+    // A claim planned on the row as it was before the settlement is withdrawn: plan again.
+    const stale = await settlement.claim(tx, { operation: 'refund', amount: '1' });
+    assert.ok('stale' in stale);
+    assert.equal((await operationsOf(tx.id)).length, 1, 'nothing was left of it');
     // A claim while one is open gets the open one back instead.
-    const second = await settlement.claim(tx, { operation: 'refund', amount: '1' });
+    const fresh = await row(id);
+    const second = await settlement.claim(fresh, { operation: 'refund', amount: '1' });
     assert.ok('claimed' in second, 'the settled operation no longer holds the transaction');
-    const third = await settlement.claim(tx, { operation: 'refund', amount: '1' });
+    const third = await settlement.claim(fresh, { operation: 'refund', amount: '1' });
     assert.ok('open' in third);
     assert.equal(String(third.open?.id), String(second.claimed.id));
     const finished = await settlement.carryOut(second.claimed, { claimed: true, tellMerchant: false });
