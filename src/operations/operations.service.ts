@@ -30,6 +30,7 @@ export const TRACKING_KEY_ROUTE = 'POST /b/pbl/v2/operation/ Tracking-Key';
 const ROUNDS = 10;
 /** How long an operation waits for the transaction's open one to close before it is refused. */
 const WAIT_FOR_OPEN_MS = 2000;
+const BUSY = 'The transaction is being changed by another request; retry.';
 const OPERATION_OPEN =
   'Another operation on this transaction is waiting for the gateway’s answer; retry later.';
 
@@ -167,13 +168,19 @@ export class OperationsService {
     const requested =
       operation === 'capture' || operation === 'refund' ? parseAmount(input.amount, digits, tx) : null;
 
+    // One bound on waiting for other operations, however many rounds it takes.
+    const waitUntil = Date.now() + WAIT_FOR_OPEN_MS;
     for (let round = 1; ; round++) {
       const current = round === 1 ? tx : await this.transactions.get(tx.sessionId);
       if (current.attemptInFlight) throw new OperationRefused(ATTEMPT_HOLDS_IT, 409);
       const plan = planOperation(operation, current, requested, digits);
       if (plan.followUp) {
-        const done = await this.followUp(current, plan.followUp, plan.amount, trackingKey);
-        if (!done) continue; // the open operation closed meanwhile: decide again on the row as it is now
+        const done = await this.followUp(current, plan.followUp, plan.amount, trackingKey, waitUntil);
+        if (!done) {
+          // The transaction changed meanwhile (an open operation closed): decide again on it as it is now.
+          if (round >= ROUNDS) throw new OperationRefused(BUSY, 409);
+          continue;
+        }
         return {
           detail: DONE[operation],
           operation,
@@ -204,7 +211,7 @@ export class OperationsService {
       // Refused by the table, or another change won: decide again on the row as it is now.
       if (!outcome.transaction) throw new OperationRefused(NOT_FOUND, 404);
       if (round >= ROUNDS) {
-        throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
+        throw new OperationRefused(BUSY, 409);
       }
     }
   }
@@ -242,7 +249,7 @@ export class OperationsService {
       }
       // Another change won (a payment, a concurrent delete): decide again on the row as it is now.
       if (round >= ROUNDS) {
-        throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
+        throw new OperationRefused(BUSY, 409);
       }
     }
   }
@@ -304,6 +311,7 @@ export class OperationsService {
     operation: FollowUpOperation,
     amount: string,
     trackingKey: string | null,
+    waitUntil: number,
   ): Promise<Transaction | null> {
     const gateway = await this.gateways.findByCode(tx.pgCode);
     const bound = gateway ? await this.adapters.bind(gateway) : null;
@@ -316,7 +324,7 @@ export class OperationsService {
     } else if (claim.open && isRepeatOf(claim.open, operation, amount, trackingKey)) {
       outcome = await this.settlement.carryOut(claim.open, { tellMerchant: false });
     } else {
-      if (await this.settlement.waitUntilClosed(tx.id, WAIT_FOR_OPEN_MS)) return null;
+      if (await this.settlement.waitUntilClosed(tx.id, Math.max(0, waitUntil - Date.now()))) return null;
       throw new OperationRefused(OPERATION_OPEN, 409);
     }
     switch (outcome.kind) {
