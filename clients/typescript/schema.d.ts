@@ -3072,7 +3072,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationFailedDto"];
                 };
             };
-            /** @description The first request with this Tracking-Key still runs */
+            /** @description The first request with this Tracking-Key still runs, a payment attempt holds the transaction, or another operation on it waits for the gateway’s answer */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -44,7 +44,8 @@ export class OperationsController {
   })
   @ApiConflictResponse({
     type: OperationFailedDto,
-    description: 'The first request with this Tracking-Key still runs',
+    description:
+      'The first request with this Tracking-Key still runs, a payment attempt holds the transaction, or another operation on it waits for the gateway’s answer',
   })
   @ApiUnprocessableEntityResponse({
     type: OperationFailedDto,

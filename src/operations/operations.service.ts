@@ -10,7 +10,9 @@ import { GatewayDrivers, type DriverOperation } from '../gateways/gateway-driver
 import { GatewaysService } from '../gateways/gateways.service';
 import type { FollowUpOperation } from '../payments/adapters/gateway-adapter';
 import { GatewayAdapters } from '../payments/adapters/gateway-adapters';
-import { PaymentsService } from '../payments/payments.service';
+import { OperationSettlement, type OperationOutcome } from '../payments/operation-settlement';
+import type { ProviderOperation } from '../payments/provider-operation.entity';
+import { confirmedChange, refundBase } from '../payments/confirmed-operation';
 import { nextState, type Trigger } from '../transactions/state-machine';
 import { isPayable } from '../transactions/transaction-state';
 import type { Transaction } from '../transactions/transaction.entity';
@@ -27,6 +29,11 @@ const NOT_FOUND = 'Not found.';
 export const TRACKING_KEY_ROUTE = 'POST /b/pbl/v2/operation/ Tracking-Key';
 /** Read-modify-write rounds before giving up under contention (partial refunds). */
 const ROUNDS = 10;
+/** How long an operation waits for the transaction's open one to close before it is refused. */
+const WAIT_FOR_OPEN_MS = 2000;
+const BUSY = 'The transaction is being changed by another request; retry.';
+const OPERATION_OPEN =
+  'Another operation on this transaction is waiting for the gateway’s answer; retry later.';
 
 const DONE: Record<Operation, string> = {
   capture: 'The transaction has been captured.',
@@ -75,7 +82,7 @@ export class OperationsService {
     private readonly currencies: CurrenciesService,
     private readonly gateways: GatewaysService,
     private readonly adapters: GatewayAdapters,
-    private readonly payments: PaymentsService,
+    private readonly settlement: OperationSettlement,
     private readonly idempotency: IdempotencyService,
     private readonly uow: UnitOfWork,
     private readonly drivers: GatewayDrivers,
@@ -87,7 +94,8 @@ export class OperationsService {
       unknown
     >;
     const operationName = typeof input.operation === 'string' ? input.operation : null;
-    if (trackingKey === undefined) return this.answer(operationName, () => this.execute(principal, input));
+    if (trackingKey === undefined)
+      return this.answer(operationName, () => this.execute(principal, input, null));
 
     if (trackingKey.length === 0 || trackingKey.length > MAX_TRACKING_KEY) {
       return refusedAnswer(
@@ -118,10 +126,15 @@ export class OperationsService {
     }
     let answer: OperationAnswer;
     try {
-      answer = await this.answer(operationName, () => this.execute(principal, input));
+      answer = await this.answer(operationName, () => this.execute(principal, input, trackingKey));
     } catch (error) {
       await this.idempotency.release(claim);
       throw error;
+    }
+    if (answer.body.result === 'pending') {
+      // Not an answer to replay: a repeat with this key resumes the pending operation (contract §20).
+      await this.idempotency.release(claim);
+      return answer;
     }
     await this.idempotency.complete(claim, {
       status: answer.status,
@@ -147,6 +160,7 @@ export class OperationsService {
   private async execute(
     principal: Principal,
     input: Record<string, unknown>,
+    trackingKey: string | null,
   ): Promise<Record<string, unknown>> {
     const operation = parseOperation(input.operation);
     const tx = await this.find(principal, input);
@@ -158,21 +172,34 @@ export class OperationsService {
     if (operation === 'capture' || operation === 'void' || operation === 'refund')
       await this.refuseUnsupported(tx, operation);
 
+    // One bound on waiting for other operations, however many rounds it takes.
+    const waitUntil = Date.now() + WAIT_FOR_OPEN_MS;
     for (let round = 1; ; round++) {
       const current = round === 1 ? tx : await this.transactions.get(tx.sessionId);
       if (current.attemptInFlight) throw new OperationRefused(ATTEMPT_HOLDS_IT, 409);
       const plan = planOperation(operation, current, requested, digits);
-      if (plan.followUp) await this.followUp(current, plan.followUp, plan.amount);
+      if (plan.followUp) {
+        const done = await this.followUp(current, plan.followUp, plan.amount, trackingKey, waitUntil);
+        if (!done) {
+          // The transaction changed meanwhile (an open operation closed): decide again on it as it is now.
+          if (round >= ROUNDS) throw new OperationRefused(BUSY, 409);
+          continue;
+        }
+        return {
+          detail: DONE[operation],
+          operation,
+          result: 'success',
+          session_id: done.sessionId,
+          order_no: done.orderNo,
+          amount: formatAmount(plan.amount, digits),
+          state: done.state,
+        };
+      }
       const outcome = await this.transitions.apply(current, {
         trigger: plan.trigger,
         version: plan.versionGuard ? current.version : undefined,
         amounts: plan.amounts,
-        details: {
-          operation,
-          operationAmount: formatAmount(plan.amount, digits),
-          result: 'success',
-          referenceNumber: plan.followUp ? await this.lastReference(current) : undefined,
-        },
+        details: { operation, operationAmount: formatAmount(plan.amount, digits), result: 'success' },
       });
       if (outcome.applied) {
         return {
@@ -188,7 +215,7 @@ export class OperationsService {
       // Refused by the table, or another change won: decide again on the row as it is now.
       if (!outcome.transaction) throw new OperationRefused(NOT_FOUND, 404);
       if (round >= ROUNDS) {
-        throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
+        throw new OperationRefused(BUSY, 409);
       }
     }
   }
@@ -205,6 +232,7 @@ export class OperationsService {
       if (current.state === 'authorized') {
         throw new OperationRefused('Cannot delete an authorized transaction: void or capture it first.');
       }
+      if (await this.settlement.openFor(current.id)) throw new OperationRefused(OPERATION_OPEN, 409);
       const now = new Date();
       let hidden: Transaction | null = null;
       if (isPayable(current.state)) {
@@ -225,7 +253,7 @@ export class OperationsService {
       }
       // Another change won (a payment, a concurrent delete): decide again on the row as it is now.
       if (round >= ROUNDS) {
-        throw new OperationRefused('The transaction is being changed by another request; retry.', 409);
+        throw new OperationRefused(BUSY, 409);
       }
     }
   }
@@ -271,37 +299,50 @@ export class OperationsService {
     throw new OperationRefused('Send "session_id" or "order_no" to name the transaction.');
   }
 
-  /** Capture, void and refund also go to the gateway (the sandbox always agrees). */
   /**
-   * The provider carries out the operation first (contract §20): the transaction changes only once
-   * it confirms. A refusal → 400 `failed`; no answer in time → 503 `pending`.
+   * Capture, void and refund are carried out by the provider first, durably (contract §20, §17;
+   * OperationSettlement): the operation is written before the provider is called, and the
+   * transaction changes only once the provider confirms. Returns the transaction as changed; null
+   * when the transaction changed meanwhile (an open operation closed): plan again. A refusal →
+   * 400 `failed`; no answer in time → 503 `pending` (the reconciler and inquiry finish it later).
+   *
+   * One open operation per transaction: another one waits for it a moment (so a burst of operations
+   * on a fast provider runs one after the other), then is refused with 409. A repeat of the open
+   * operation with its Tracking-Key resumes it, with the same key for the provider.
    */
-  private async followUp(tx: Transaction, operation: FollowUpOperation, amount: string): Promise<void> {
+  private async followUp(
+    tx: Transaction,
+    operation: FollowUpOperation,
+    amount: string,
+    trackingKey: string | null,
+    waitUntil: number,
+  ): Promise<Transaction | null> {
     const gateway = await this.gateways.findByCode(tx.pgCode);
     const bound = gateway ? await this.adapters.bind(gateway) : null;
     if (!gateway || !bound) throw new OperationRefused(`Gateway "${tx.pgCode}" cannot ${operation} here.`);
     const partial = !new Money(amount).eq(tx.amount);
     if (partial) await this.refuseUnsupported(tx, operation, true);
-    const attempt = await this.payments.lastSuccessfulAttempt(tx);
-    const outcome = await bound.driver.followUp({
-      gateway,
-      settings: bound.settings,
-      operation,
-      referenceNumber: attempt?.referenceNumber ?? '',
-      provider: attempt?.provider ?? null,
-      amount,
-      currencyCode: tx.currencyCode,
-      partial,
-    });
-    if (outcome.result === 'unknown') {
-      this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway did not answer an operation in time');
-      throw new OperationPending(
-        `The gateway did not confirm the ${operation} in time; it may still happen.`,
-      );
+    const claim = await this.settlement.claim(tx, { operation, amount, trackingKey });
+    if ('stale' in claim) return null;
+    let outcome: OperationOutcome;
+    if ('claimed' in claim) {
+      outcome = await this.settlement.carryOut(claim.claimed, { claimed: true, tellMerchant: false });
+    } else if (claim.open && isRepeatOf(claim.open, operation, amount, trackingKey)) {
+      outcome = await this.settlement.carryOut(claim.open, { tellMerchant: false });
+    } else {
+      if (await this.settlement.waitUntilClosed(tx.id, Math.max(0, waitUntil - Date.now()))) return null;
+      throw new OperationRefused(OPERATION_OPEN, 409);
     }
-    if (outcome.result !== 'success') {
-      this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway refused an operation');
-      throw new OperationRefused(outcome.message ?? `The gateway refused the ${operation}.`);
+    switch (outcome.kind) {
+      case 'success':
+        return outcome.transaction;
+      case 'failed':
+        this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway refused an operation');
+        throw new OperationRefused(outcome.message);
+      case 'pending':
+        throw new OperationPending(
+          `The gateway did not confirm the ${operation} in time; it may still happen.`,
+        );
     }
   }
 
@@ -323,10 +364,21 @@ export class OperationsService {
       throw new OperationRefused(`Gateway "${gateway.code}" (${gateway.pg}) cannot ${what}.`);
     }
   }
+}
 
-  private async lastReference(tx: Transaction): Promise<string | undefined> {
-    return (await this.payments.lastSuccessfulAttempt(tx))?.referenceNumber;
-  }
+/** The open operation is this request repeated with its Tracking-Key: same operation, same amount. */
+function isRepeatOf(
+  open: ProviderOperation,
+  operation: FollowUpOperation,
+  amount: string,
+  trackingKey: string | null,
+): boolean {
+  return (
+    trackingKey !== null &&
+    open.trackingKey === trackingKey &&
+    open.operation === operation &&
+    new Money(open.amount).eq(amount)
+  );
 }
 
 interface Plan {
@@ -356,14 +408,7 @@ export function planOperation(
       return { trigger, amount: tx.amount, versionGuard: false };
     }
     case 'void':
-      if (!nextState(tx.state, 'void')) throw refuse();
-      return {
-        trigger: 'void',
-        amount: tx.amount,
-        amounts: { voidedAmount: tx.amount },
-        versionGuard: false,
-        followUp: 'void',
-      };
+      return followUpPlan('void', tx.amount, tx, refuse);
     case 'capture': {
       if (!nextState(tx.state, 'capture')) throw refuse();
       const amount = requested ?? tx.amount;
@@ -372,18 +417,11 @@ export function planOperation(
           `The amount exceeds the authorized amount (${formatAmount(tx.amount, digits)}).`,
         );
       }
-      return {
-        trigger: 'capture',
-        amount,
-        amounts: { capturedAmount: new Money(amount).toFixed() },
-        versionGuard: false,
-        followUp: 'capture',
-      };
+      return followUpPlan('capture', new Money(amount).toFixed(), tx, refuse);
     }
     case 'refund': {
       if (!nextState(tx.state, 'refund_full')) throw refuse();
-      const base = new Money(tx.state === 'captured' ? tx.capturedAmount : tx.paidAmount);
-      const rest = base.minus(tx.refundedAmount);
+      const rest = refundBase(tx).minus(tx.refundedAmount);
       if (rest.lte(0)) throw new OperationRefused('Nothing is left to refund.');
       const amount = requested === null ? rest : new Money(requested);
       if (amount.gt(rest)) {
@@ -391,16 +429,21 @@ export function planOperation(
           `The amount exceeds what is left to refund (${formatAmount(rest, digits)}).`,
         );
       }
-      const refunded = new Money(tx.refundedAmount).plus(amount);
-      return {
-        trigger: refunded.eq(base) ? 'refund_full' : 'refund_partial',
-        amount: amount.toFixed(),
-        amounts: { refundedAmount: refunded.toFixed() },
-        versionGuard: true,
-        followUp: 'refund',
-      };
+      return followUpPlan('refund', amount.toFixed(), tx, refuse);
     }
   }
+}
+
+/** A capture, void or refund: the provider's part, then what its confirmation does to the row. */
+function followUpPlan(
+  operation: FollowUpOperation,
+  amount: string,
+  tx: Transaction,
+  refuse: () => OperationRefused,
+): Plan {
+  const change = confirmedChange(operation, amount, tx);
+  if (!change) throw refuse();
+  return { ...change, amount, followUp: operation };
 }
 
 function parseOperation(value: unknown): Operation {

@@ -8,16 +8,19 @@ import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { AttemptSettlement } from './attempt-settlement';
 import type { InquiryDto } from './dto/inquiry.dto';
+import { OperationSettlement } from './operation-settlement';
 
 /**
  * The inquiry (contract §16): a transaction's current state as its webhook payload, after settling an
- * attempt that still holds it by asking the gateway; optionally sent again as a webhook.
+ * attempt that still holds it, and finishing a provider operation left pending (contract §20), by
+ * asking the gateway; optionally sent again as a webhook.
  */
 @Injectable()
 export class InquiryService {
   constructor(
     private readonly transactions: TransactionsService,
     private readonly settlement: AttemptSettlement,
+    private readonly operations: OperationSettlement,
     private readonly payloads: EventPayloads,
     private readonly config: AppConfig,
   ) {}
@@ -26,6 +29,8 @@ export class InquiryService {
     let tx = await this.find(principal, body);
     const notifyUrl = body.notify_webhook_url ? this.notifyUrl(body, tx) : null;
     if (await this.settlement.settleHolder(tx)) tx = await this.transactions.get(tx.sessionId);
+    // An operation left pending (contract §20): asked about again, with its own key.
+    if (await this.operations.finishOpen(tx)) tx = await this.transactions.get(tx.sessionId);
     const latest = await this.payloads.latest(tx.id);
     if (!latest) throw new ServiceUnavailable();
     if (notifyUrl) await this.payloads.resend(latest.event, notifyUrl);

@@ -5,6 +5,7 @@ import { CurrenciesModule } from '../currencies/currencies.module';
 import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { SandboxOperation } from './adapters/sandbox-operation.entity';
 import { SandboxToken } from './adapters/sandbox-token.entity';
 import { AutoDebitController } from './auto-debit.controller';
 import { AutoDebitService } from './auto-debit.service';
@@ -30,6 +31,9 @@ import { KnetDriver } from './drivers/knet-driver';
 import { StripeDriver } from './drivers/stripe-driver';
 import { GatewayNotifyController } from './gateway-notify.controller';
 import { RedirectPayments } from './redirect-payments.service';
+import { OperationSettlement } from './operation-settlement';
+import { ProviderOperation } from './provider-operation.entity';
+import { ProviderOperationsRepository } from './provider-operations.repository';
 
 /**
  * Payment attempts and the gateway drivers (contract §9, §20). A driver is one more provider added
@@ -37,7 +41,13 @@ import { RedirectPayments } from './redirect-payments.service';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([PaymentAttempt, SandboxCharge, SandboxToken]),
+    TypeOrmModule.forFeature([
+      PaymentAttempt,
+      SandboxCharge,
+      SandboxToken,
+      SandboxOperation,
+      ProviderOperation,
+    ]),
     TransactionsModule,
     GatewaysModule,
     CardsModule,
@@ -70,12 +80,14 @@ import { RedirectPayments } from './redirect-payments.service';
     GatewayAdapters,
     PaymentAttemptsRepository,
     AttemptSettlement,
+    ProviderOperationsRepository,
+    OperationSettlement,
     PaymentsService,
     AutoDebitService,
     InquiryService,
     CashPaymentService,
     ReconcilerJob,
   ],
-  exports: [PaymentsService, AttemptSettlement, GatewayAdapters, RedirectPayments],
+  exports: [PaymentsService, AttemptSettlement, OperationSettlement, GatewayAdapters, RedirectPayments],
 })
 export class PaymentsModule {}

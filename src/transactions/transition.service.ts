@@ -136,6 +136,20 @@ export class TransitionService {
   }
 
   /**
+   * Inside the caller's unit of work: records `event` for a transaction whose state did not change:
+   * a provider operation that failed after its request was answered 503 `pending` (contract §20:
+   * the merchant is told the outcome by webhook). No transition is counted.
+   */
+  async recordUnchanged(
+    manager: EntityManager,
+    tx: Transaction,
+    event: EventName,
+    details: EventDetails,
+  ): Promise<void> {
+    await this.events.record(manager, tx, event, details);
+  }
+
+  /**
    * Inside the caller's unit of work: claims a payable transaction for one payment attempt before
    * the gateway is called (contract §17) — the conditional write that makes `referenceNumber` the
    * only attempt in flight. Returns the transaction as stored (what the attempt charges), or null

@@ -96,8 +96,19 @@ export interface FollowUpInput extends DriverCall {
   currencyCode: string;
   /** The amount is less than what the operation could take (a partial capture or refund). */
   partial?: boolean;
-  /** A key for this operation, the same when it is retried (Stripe's Idempotency-Key). */
+  /**
+   * The operation's own key (contract §20), the same every time this operation is retried (the
+   * merchant's request, then inquiry or the reconciler). A driver sends it as the provider's
+   * idempotency key (Stripe's Idempotency-Key) or keeps its own record by it: followUp with the
+   * same operationKey must not carry the operation out twice and must report the first outcome.
+   */
   operationKey?: string;
+  /**
+   * This key was sent before and its answer never came (the reconciler, inquiry, or the merchant
+   * repeating the operation). A provider that cannot deduplicate by key (KNET) must not be asked
+   * to carry it out again: the driver answers `unknown` and a person checks it (docs/operations.md).
+   */
+  repeat?: boolean;
 }
 
 export interface FollowUpOutcome {
@@ -203,7 +214,12 @@ export interface GatewayDriver {
    * gateway cannot be asked now (the reconciler asks again later).
    */
   inquire(input: InquiryInput): Promise<InquiryAnswer>;
-  /** Capture, void or refund an earlier successful attempt. */
+  /**
+   * Capture, void or refund an earlier successful attempt. Called again with the same
+   * `operationKey` when an earlier call brought no answer (`unknown`): it must not carry the
+   * operation out twice, and must report the first outcome (contract §20). `unknown` only when the
+   * provider's answer is really not known; a refusal is `failed`.
+   */
   followUp(input: FollowUpInput): Promise<FollowUpOutcome>;
 }
 

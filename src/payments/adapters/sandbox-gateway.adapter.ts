@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
+import { isUniqueViolation } from '../../database/db-values';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
 
@@ -16,6 +17,7 @@ import type {
   PayInput,
 } from './gateway-adapter';
 import { SandboxCharge } from './sandbox-charge.entity';
+import { SandboxOperation } from './sandbox-operation.entity';
 import { SandboxToken } from './sandbox-token.entity';
 
 /** contract §9's test cards (digits only) and what each one does; the last two are contract §15's. */
@@ -93,8 +95,40 @@ export class SandboxGatewayAdapter implements GatewayDriver {
       : null;
   }
 
-  followUp(_input: FollowUpInput): Promise<FollowUpOutcome> {
-    return Promise.resolve({ result: 'success' });
+  /**
+   * Always agrees, and keeps what it did by operation key (`sandbox_operations`), as a provider keeps
+   * an idempotency key's first answer: the same key again reports that outcome and does nothing
+   * more. A call without a key is carried out each time (nothing to recognise it by).
+   */
+  async followUp(input: FollowUpInput): Promise<FollowUpOutcome> {
+    const key = input.operationKey;
+    if (!key) return { result: 'success' };
+    const first = await this.operations.findOne({ where: { operationKey: key } });
+    if (first) return { result: first.result };
+    try {
+      await this.uow.retrying(() =>
+        this.operations.insert({
+          operationKey: key,
+          operation: input.operation,
+          referenceNumber: input.referenceNumber,
+          amount: input.amount,
+          result: 'success',
+          createdAt: new Date(),
+        }),
+      );
+    } catch (error) {
+      // The same key at the same moment from another caller: its record is the first outcome.
+      if (!isUniqueViolation(error)) throw error;
+      const raced = await this.operations.findOne({ where: { operationKey: key } });
+      if (raced) return { result: raced.result };
+      throw error;
+    }
+    return { result: 'success' };
+  }
+
+  /** The ledger of operations, beside the charges (kept out of the constructor its subclasses call). */
+  private get operations(): Repository<SandboxOperation> {
+    return this.charges.manager.getRepository(SandboxOperation);
   }
 
   private async resultOf(card: PayInput['card']): Promise<Result> {

@@ -195,6 +195,15 @@ export class KnetDriver implements RedirectDriver {
    */
   async followUp(input: FollowUpInput): Promise<FollowUpOutcome> {
     if (input.operation !== 'refund') return { result: 'failed', message: `KNET cannot ${input.operation}.` };
+    if (input.repeat) {
+      // KNET has no idempotency key and no refund lookup (docs/gateways/knet.md): a refund whose
+      // answer was lost is never sent again; it stays pending for a person to check in KNET's portal.
+      this.logger.warn(
+        { knet: 'refund', trackId: input.referenceNumber },
+        'A KNET refund whose answer was lost is not sent again: check it in KNET’s merchant portal',
+      );
+      return { result: 'unknown' };
+    }
     const client = clientFor(input);
     try {
       const answer = await client.refund({ trackId: input.referenceNumber, amount: input.amount });

@@ -11,11 +11,17 @@ export interface Transports {
 /**
  * The deliveries an event of a transaction asks for (contract §6): its webhook, an e-mail to each
  * distinct address (customer and `email_recipients`) and an SMS to the customer, for the events
- * the transaction's `notifications` list per channel.
+ * the transaction's `notifications` list per channel. `merchantOnly`: the webhook alone.
  */
-export function planDeliveries(tx: Transaction, event: EventName, transports: Transports): PlannedDelivery[] {
+export function planDeliveries(
+  tx: Transaction,
+  event: EventName,
+  transports: Transports,
+  merchantOnly = false,
+): PlannedDelivery[] {
   const planned: PlannedDelivery[] = [];
   if (tx.webhookUrl) planned.push({ channel: 'webhook', target: tx.webhookUrl, skippedReason: null });
+  if (merchantOnly) return planned;
   const wants = (list: string[] | undefined) => (list ?? []).includes(event);
   if (wants(tx.notifications?.email)) {
     const recipients = [...new Set([tx.customerEmail, ...(tx.emailRecipients ?? [])].filter(Boolean))];

@@ -20,6 +20,11 @@ export interface EventDetails {
   message?: string;
   /** The gateway's answer to the attempt, without card data. */
   gatewayResponse?: Record<string, unknown>;
+  /**
+   * Only the merchant's webhook, no e-mail or SMS to the customer: a provider operation that failed
+   * (its `failed` event is not the customer's payment failing).
+   */
+  merchantOnly?: boolean;
 }
 
 /** The Basic user who created the transaction (the webhook's `initiator`). */

@@ -128,7 +128,7 @@ export class TransactionEvents {
         attachment_url: attachmentUrlOf(tx, base),
         merchant_name: settings.merchantName,
       },
-      deliveries: planDeliveries(tx, event, this.config),
+      deliveries: planDeliveries(tx, event, this.config, details.merchantOnly === true),
       createdAt: now,
     };
   }
