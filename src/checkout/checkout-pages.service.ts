@@ -30,6 +30,9 @@ import {
   type SavedCardOption,
 } from './templates';
 
+/** A saved card charged through a redirect gateway: its page asks no CVC. */
+const NO_CVC = Symbol('no CVC');
+
 /** How often the "payment being confirmed" page reloads itself. */
 const CONFIRMING_RELOAD_SECONDS = 3;
 
@@ -85,7 +88,8 @@ export class CheckoutPagesService {
     refused: RefusedSubmission = {},
   ): Promise<PageResponse> {
     const { transaction, gateway } = await this.payments.open(asSessionId(sessionId), pgCode);
-    if (status === 200 && this.redirects.isRedirectGateway(gateway))
+    const redirect = this.redirects.isRedirectGateway(gateway);
+    if (status === 200 && redirect && !(await this.choosesBeforeProvider(transaction, gateway)))
       return this.toProvider(transaction.sessionId, pgCode, csrfToken);
     const ctx = await this.context(transaction);
     const t = stringsFor(ctx.language);
@@ -112,6 +116,7 @@ export class CheckoutPagesService {
           typed: refused.typed,
           notice: refused.inProgress ? t.attemptInProgress : undefined,
           cashInstructions: gateway.flow === 'offline' ? gateway.instructions : undefined,
+          providerPage: redirect,
         },
         ctx.language,
       ),
@@ -128,8 +133,12 @@ export class CheckoutPagesService {
     const id = asSessionId(sessionId);
     const savedCardRef = typeof form.saved_card === 'string' ? form.saved_card : '';
     try {
+      const { gateway } = await this.payments.open(id, pgCode);
+      const redirect = this.redirects.isRedirectGateway(gateway);
+      if (redirect && !savedCardRef)
+        return await this.toProvider(id, pgCode, csrfToken, toBoolean(form.save_card) === true);
       const payWith = savedCardRef
-        ? await this.savedCardPayment(id, pgCode, savedCardRef, form.saved_cvc)
+        ? await this.savedCardPayment(id, pgCode, savedCardRef, redirect ? NO_CVC : form.saved_cvc)
         : { card: readNewCard(form), save: toBoolean(form.save_card) === true };
       const attempt = await this.payments.attempt(id, { payWith, pgCode });
       return this.finish(attempt.transaction, attempt.referenceNumber);
@@ -159,9 +168,14 @@ export class CheckoutPagesService {
    * sent to the provider's page (303). Refused: where a paid customer goes, or the checkout page
    * saying why (409).
    */
-  private async toProvider(sessionId: string, pgCode: string, csrfToken: string): Promise<PageResponse> {
+  private async toProvider(
+    sessionId: string,
+    pgCode: string,
+    csrfToken: string,
+    saveCard = false,
+  ): Promise<PageResponse> {
     try {
-      const destination = await this.redirects.start(sessionId, pgCode);
+      const destination = await this.redirects.start(sessionId, pgCode, saveCard);
       if (destination.kind !== 'redirect')
         throw new Error('Pages that load a provider script are not served yet');
       return { kind: 'redirect', status: 303, location: destination.url };
@@ -204,6 +218,18 @@ export class CheckoutPagesService {
   }
 
   /**
+   * Whether picking a redirect gateway first shows our page (contract §15): the customer's saved
+   * cards on it to pay with, or the choice to save the card they will type on the provider's page.
+   * Without either (no customer, a gateway that cannot save, or a `payment_type` that saves anyway
+   * and no saved card), the customer goes straight to the provider.
+   */
+  private async choosesBeforeProvider(tx: Transaction, gateway: Gateway): Promise<boolean> {
+    if (!offersSavedCards(gateway, tx)) return false;
+    if (!isSavingPaymentType(tx.paymentType)) return true;
+    return (await this.pageCards(tx, gateway)).length > 0;
+  }
+
+  /**
    * The saved cards this transaction's payment page offers (contract §15): the customer's unexpired
    * cards on its gateway, when the gateway saves cards; none without a customer.
    */
@@ -227,7 +253,8 @@ export class CheckoutPagesService {
   /**
    * Paying with a saved card chosen on the page: the reference must name one of the cards this
    * transaction's page offers (400 under `saved_card` otherwise, nothing charged); the attempt
-   * then gets that card's token, server-side.
+   * then gets that card's token, server-side. A redirect gateway's page asks no CVC
+   * ({@link NO_CVC}): the provider charges its saved card without one (docs/gateways/stripe.md).
    */
   private async savedCardPayment(
     sessionId: string,
@@ -235,7 +262,7 @@ export class CheckoutPagesService {
     reference: string,
     cvc: unknown,
   ): Promise<PaymentCard> {
-    const typedCvc = readSavedCardCvc(cvc);
+    const typedCvc = cvc === NO_CVC ? undefined : readSavedCardCvc(cvc);
     const { transaction, gateway } = await this.payments.open(sessionId, pgCode);
     const cards = await this.pageCards(transaction, gateway);
     const card = cardOfPageReference(cards, transaction.sessionId, reference);
