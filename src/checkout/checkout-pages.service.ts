@@ -92,6 +92,9 @@ export class CheckoutPagesService {
     if (status === 200 && redirect && !(await this.choosesBeforeProvider(transaction, gateway)))
       return this.toProvider(transaction.sessionId, pgCode, csrfToken);
     const ctx = await this.context(transaction);
+    // The form of a redirect gateway's page answers with a 303 to the provider's page: its CSP
+    // `form-action` must allow that origin too.
+    const providerOrigins = redirect ? await this.redirects.pageOrigins(gateway) : [];
     const t = stringsFor(ctx.language);
     const canSave = offersSavedCards(gateway, transaction);
     const errors = Object.fromEntries(
@@ -100,7 +103,7 @@ export class CheckoutPagesService {
         t.cardMessages[message] ?? message,
       ]),
     );
-    return this.htmlPage(
+    const page = this.htmlPage(
       status,
       paymentPage(
         {
@@ -122,6 +125,9 @@ export class CheckoutPagesService {
       ),
       ctx,
     );
+    return page.kind === 'html'
+      ? { ...page, formTargets: [...(page.formTargets ?? []), ...providerOrigins] }
+      : page;
   }
 
   async pay(

@@ -83,6 +83,13 @@ export class RedirectPayments {
     return driver !== null && isRedirectDriver(driver);
   }
 
+  /** The origins of the gateway's payment page (for the CSP of a page whose form leads there). */
+  async pageOrigins(gateway: Gateway): Promise<string[]> {
+    const bound = await this.adapters.bind(gateway);
+    if (!bound || !isRedirectDriver(bound.driver) || !bound.driver.pageOrigins) return [];
+    return bound.driver.pageOrigins({ gateway, settings: bound.settings });
+  }
+
   /**
    * The customer picked a redirect gateway: where to send them. When their own attempt on this
    * gateway still holds the transaction with a session the provider keeps open, they go back to it;

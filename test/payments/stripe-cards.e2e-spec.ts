@@ -190,6 +190,12 @@ describe('Stripe saved cards: save on Stripe’s page, charge off-session', () =
       )}`,
     );
     assert.match(page.html, /name="save_card"/);
+    const csp = String((await t.http().get(page.path)).headers['content-security-policy']);
+    assert.match(
+      csp,
+      new RegExp(`form-action 'self' ${sim.baseUrl}(;|$)`),
+      'the form may go on to Stripe’s page',
+    );
     assert.doesNotMatch(
       page.html,
       /name="card"|name="cvc"|name="saved_cvc"/,

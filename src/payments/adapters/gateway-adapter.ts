@@ -246,6 +246,11 @@ export interface RedirectDriver extends GatewayDriver {
    * cannot carry our `ref` (KNET: decrypted `trandata`'s track id). Optional; null when unreadable.
    */
   returnReference?(call: DriverCall, params: Record<string, string>): Promise<string | null>;
+  /**
+   * The origins of the provider's payment page, which a form of ours that answers with a redirect
+   * there must be allowed to reach (CSP `form-action` also applies to the redirect). Optional.
+   */
+  pageOrigins?(call: DriverCall): string[];
   /** Verifies a notification first (throws {@link UnverifiedNotification}), then reads it. */
   notification(input: NotificationInput): Promise<ProviderNotification>;
   /**

@@ -36,9 +36,15 @@ import {
   readStripeCardToken,
   stripeCardToken,
 } from '../providers/stripe/stripe-cards';
-import { BACKGROUND_TIMEOUT_MS, type StripeSettings } from '../providers/stripe/stripe-settings';
+import {
+  BACKGROUND_TIMEOUT_MS,
+  STRIPE_API_BASE_URL,
+  type StripeSettings,
+} from '../providers/stripe/stripe-settings';
 
 export const STRIPE_PG = 'stripe';
+/** Where Stripe Checkout's hosted pages are. */
+const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 
 /** Stripe keeps a Checkout Session open for 30 minutes at least and 24 hours at most. */
 const MIN_SESSION_MS = 31 * 60_000;
@@ -117,6 +123,17 @@ export class StripeDriver implements RedirectDriver {
       `${reference}-customer`,
     );
     return created.id;
+  }
+
+  /**
+   * Stripe's hosted page is on https://checkout.stripe.com (a session's `url`,
+   * https://docs.stripe.com/api/checkout/sessions/object#checkout_session_object-url); an
+   * `api_base_url` other than Stripe's (the tests' simulator) serves its page on its own origin.
+   */
+  pageOrigins(call: { settings: DriverSettingsValues }): string[] {
+    const base = typeof call.settings.api_base_url === 'string' ? call.settings.api_base_url : '';
+    const origin = base ? new URL(base).origin : STRIPE_API_BASE_URL;
+    return [origin === STRIPE_API_BASE_URL ? STRIPE_CHECKOUT_ORIGIN : origin];
   }
 
   /** The browser's `session_id` is never used: the session is the one stored when it was created. */
