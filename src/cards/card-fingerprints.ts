@@ -23,6 +23,15 @@ export class CardFingerprints {
     return createHmac('sha256', this.secret()).update(number).digest('hex');
   }
 
+  /**
+   * The fingerprint of a card typed on a provider's page, from the provider's own fingerprint of
+   * its number (Stripe's `card.fingerprint`), keyed the same way so that no value the provider
+   * gives is stored as it is. The `provider:` prefix keeps it apart from numbers' fingerprints.
+   */
+  ofProviderCard(gatewayCode: string, providerFingerprint: string): string {
+    return this.of(`provider:${gatewayCode}:${providerFingerprint}`);
+  }
+
   private secret(): Buffer {
     if (this.key) return this.key;
     const { key, keyFile } = this.config.cardFingerprint;

@@ -31,6 +31,9 @@ import {
   type SavedCardOption,
 } from './templates';
 
+/** A saved card charged through a redirect gateway: its page asks no CVC. */
+const NO_CVC = Symbol('no CVC');
+
 /** How often the "payment being confirmed" page reloads itself. */
 const CONFIRMING_RELOAD_SECONDS = 3;
 
@@ -86,9 +89,13 @@ export class CheckoutPagesService {
     refused: RefusedSubmission = {},
   ): Promise<PageResponse> {
     const { transaction, gateway } = await this.payments.open(asSessionId(sessionId), pgCode);
-    if (status === 200 && this.redirects.isRedirectGateway(gateway))
+    const redirect = this.redirects.isRedirectGateway(gateway);
+    if (status === 200 && redirect && !(await this.choosesBeforeProvider(transaction, gateway)))
       return this.toProvider(transaction.sessionId, pgCode, csrfToken);
     const ctx = await this.context(transaction);
+    // The form of a redirect gateway's page answers with a 303 to the provider's page: its CSP
+    // `form-action` must allow that origin too.
+    const providerOrigins = redirect ? await this.redirects.pageOrigins(gateway) : [];
     const t = stringsFor(ctx.language);
     const canSave = offersSavedCards(gateway, transaction);
     const errors = Object.fromEntries(
@@ -97,7 +104,7 @@ export class CheckoutPagesService {
         t.cardMessages[message] ?? message,
       ]),
     );
-    return this.htmlPage(
+    const page = this.htmlPage(
       status,
       paymentPage(
         {
@@ -113,11 +120,15 @@ export class CheckoutPagesService {
           typed: refused.typed,
           notice: refused.inProgress ? t.attemptInProgress : undefined,
           cashInstructions: gateway.flow === 'offline' ? gateway.instructions : undefined,
+          providerPage: redirect,
         },
         ctx.language,
       ),
       ctx,
     );
+    return page.kind === 'html'
+      ? { ...page, formTargets: [...(page.formTargets ?? []), ...providerOrigins] }
+      : page;
   }
 
   async pay(
@@ -129,8 +140,12 @@ export class CheckoutPagesService {
     const id = asSessionId(sessionId);
     const savedCardRef = typeof form.saved_card === 'string' ? form.saved_card : '';
     try {
+      const { gateway } = await this.payments.open(id, pgCode);
+      const redirect = this.redirects.isRedirectGateway(gateway);
+      if (redirect && !savedCardRef)
+        return await this.toProvider(id, pgCode, csrfToken, toBoolean(form.save_card) === true);
       const payWith = savedCardRef
-        ? await this.savedCardPayment(id, pgCode, savedCardRef, form.saved_cvc)
+        ? await this.savedCardPayment(id, pgCode, savedCardRef, redirect ? NO_CVC : form.saved_cvc)
         : { card: readNewCard(form), save: toBoolean(form.save_card) === true };
       const attempt = await this.payments.attempt(id, { payWith, pgCode });
       return this.finish(attempt.transaction, attempt.referenceNumber);
@@ -160,9 +175,14 @@ export class CheckoutPagesService {
    * sent to the provider's page: a 303, or (MPGS) our page that loads the provider's script.
    * Refused: where a paid customer goes, or the checkout page saying why (409).
    */
-  private async toProvider(sessionId: string, pgCode: string, csrfToken: string): Promise<PageResponse> {
+  private async toProvider(
+    sessionId: string,
+    pgCode: string,
+    csrfToken: string,
+    saveCard = false,
+  ): Promise<PageResponse> {
     try {
-      const destination = await this.redirects.start(sessionId, pgCode);
+      const destination = await this.redirects.start(sessionId, pgCode, saveCard);
       if (destination.kind === 'redirect')
         return { kind: 'redirect', status: 303, location: destination.url };
       const tx = await this.transactions.get(sessionId);
@@ -222,6 +242,18 @@ export class CheckoutPagesService {
   }
 
   /**
+   * Whether picking a redirect gateway first shows our page (contract §15): the customer's saved
+   * cards on it to pay with, or the choice to save the card they will type on the provider's page.
+   * Without either (no customer, a gateway that cannot save, or a `payment_type` that saves anyway
+   * and no saved card), the customer goes straight to the provider.
+   */
+  private async choosesBeforeProvider(tx: Transaction, gateway: Gateway): Promise<boolean> {
+    if (!offersSavedCards(gateway, tx)) return false;
+    if (!isSavingPaymentType(tx.paymentType)) return true;
+    return (await this.pageCards(tx, gateway)).length > 0;
+  }
+
+  /**
    * The saved cards this transaction's payment page offers (contract §15): the customer's unexpired
    * cards on its gateway, when the gateway saves cards; none without a customer.
    */
@@ -245,7 +277,8 @@ export class CheckoutPagesService {
   /**
    * Paying with a saved card chosen on the page: the reference must name one of the cards this
    * transaction's page offers (400 under `saved_card` otherwise, nothing charged); the attempt
-   * then gets that card's token, server-side.
+   * then gets that card's token, server-side. A redirect gateway's page asks no CVC
+   * ({@link NO_CVC}): the provider charges its saved card without one (docs/gateways/stripe.md).
    */
   private async savedCardPayment(
     sessionId: string,
@@ -253,7 +286,7 @@ export class CheckoutPagesService {
     reference: string,
     cvc: unknown,
   ): Promise<PaymentCard> {
-    const typedCvc = readSavedCardCvc(cvc);
+    const typedCvc = cvc === NO_CVC ? undefined : readSavedCardCvc(cvc);
     const { transaction, gateway } = await this.payments.open(sessionId, pgCode);
     const cards = await this.pageCards(transaction, gateway);
     const card = cardOfPageReference(cards, transaction.sessionId, reference);

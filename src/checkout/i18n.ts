@@ -48,6 +48,9 @@ export interface PageStrings {
   nameOnCard: string;
   savedCards: string;
   newCard: string;
+  /** A redirect gateway: the new card is typed on the provider's page, after this one. */
+  newCardOnProvider: string;
+  continueToProvider: string;
   savedCardCvc: string;
   saveCard: string;
   saveCardRequired: string;
@@ -108,6 +111,8 @@ const EN: PageStrings = {
   nameOnCard: 'Name on card',
   savedCards: 'Your saved cards',
   newCard: 'A new card',
+  newCardOnProvider: 'A new card, entered on the next page',
+  continueToProvider: 'Continue',
   savedCardCvc: 'Security code (CVC) of the saved card',
   saveCard: 'Save this card for future payments',
   saveCardRequired: 'This card will be saved for future payments, as agreed with the merchant.',
@@ -165,6 +170,8 @@ const AR: PageStrings = {
   nameOnCard: 'الاسم على البطاقة',
   savedCards: 'بطاقاتك المحفوظة',
   newCard: 'بطاقة جديدة',
+  newCardOnProvider: 'بطاقة جديدة، تُدخل في الصفحة التالية',
+  continueToProvider: 'متابعة',
   savedCardCvc: 'رمز الأمان (CVC) للبطاقة المحفوظة',
   saveCard: 'احفظ هذه البطاقة للمدفوعات القادمة',
   saveCardRequired: 'سيتم حفظ هذه البطاقة للمدفوعات القادمة كما اتُّفق مع التاجر.',

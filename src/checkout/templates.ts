@@ -143,6 +143,11 @@ export interface PaymentView {
   notice?: string;
   /** A cash gateway (flow `offline`, contract §16): the merchant's instructions instead of a card form. */
   cashInstructions?: string;
+  /**
+   * A redirect gateway (contract §20): a new card is typed on the provider's page, so this page only
+   * offers the saved cards (charged without a CVC) and the choice to save the new one (contract §15).
+   */
+  providerPage?: boolean;
 }
 
 interface InputSpec {
@@ -218,10 +223,10 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
         )}
         <label class="choice"
           ><input type="radio" name="saved_card" value="" ${chosenSaved === '' ? raw('checked') : ''} />
-          <span>${t.newCard}</span></label
+          <span>${view.providerPage ? t.newCardOnProvider : t.newCard}</span></label
         >
         ${errors.saved_card ? html`<p id="saved_card-error" class="error" role="alert">${errors.saved_card}</p>` : ''}
-        ${input({ name: 'saved_cvc', label: t.savedCardCvc, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
+        ${view.providerPage ? '' : input({ name: 'saved_cvc', label: t.savedCardCvc, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
       </fieldset>`
     : '';
   const saveBox =
@@ -249,18 +254,27 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
         ? html`${view.isSandbox ? html`<p class="sandbox">${t.sandboxNotice}</p>` : ''}
             <form method="post" class="pay" novalidate>
               <input type="hidden" name="csrf_token" value="${view.csrfToken}" />
-              ${saved}
-              ${input({ name: 'card', label: t.cardNumber, hint: t.cardHint, autocomplete: 'cc-number', numeric: true, maxlength: 23 })}
-              ${input({ name: 'expiry', label: t.expiry, hint: t.expiryHint, autocomplete: 'cc-exp', maxlength: 7, value: typed.expiry })}
-              ${input({ name: 'cvc', label: t.cvc, hint: t.cvcHint, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
-              ${input({ name: 'name_on_card', label: t.nameOnCard, autocomplete: 'cc-name', maxlength: 64, value: typed.name_on_card })}
-              ${saveBox}
-              <button type="submit" class="primary">${t.pay}</button>
+              ${saved} ${view.providerPage ? '' : cardInputs(input, typed, t)} ${saveBox}
+              <button type="submit" class="primary">
+                ${view.providerPage ? t.continueToProvider : t.pay}
+              </button>
             </form>
             <p><a href="${view.checkoutUrl}">${t.backToCheckout}</a></p>`
         : ''
     }`;
   return layout({ language, title: t.paymentTitle, merchantName: view.merchantName, body });
+}
+
+/** The new card's fields of the card form (a card_form gateway: the sandbox). */
+function cardInputs(
+  input: (spec: InputSpec) => SafeHtml,
+  typed: NonNullable<PaymentView['typed']>,
+  t: PageStrings,
+): SafeHtml {
+  return html`${input({ name: 'card', label: t.cardNumber, hint: t.cardHint, autocomplete: 'cc-number', numeric: true, maxlength: 23 })}
+  ${input({ name: 'expiry', label: t.expiry, hint: t.expiryHint, autocomplete: 'cc-exp', maxlength: 7, value: typed.expiry })}
+  ${input({ name: 'cvc', label: t.cvc, hint: t.cvcHint, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
+  ${input({ name: 'name_on_card', label: t.nameOnCard, autocomplete: 'cc-name', maxlength: 64, value: typed.name_on_card })}`;
 }
 
 /** A cash gateway's part of the payment page: the merchant's instructions, no form (contract §16). */

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Card } from '../cards/card.entity';
+import { CardFingerprints } from '../cards/card-fingerprints';
 import { toCardDto } from '../cards/card.view';
 import { CardsRepository } from '../cards/cards.repository';
 import { AppConfig } from '../config/app-config';
@@ -14,10 +15,15 @@ import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
 import { Money } from '../common/money/money';
 import type { Gateway } from '../gateways/gateway.entity';
-import { isRedirectDriver, type InquiryAnswer, type ProviderOutcome } from './adapters/gateway-adapter';
+import {
+  isRedirectDriver,
+  type InquiryAnswer,
+  type ProviderCard,
+  type ProviderOutcome,
+} from './adapters/gateway-adapter';
 import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { gatewayResponse, responseMessage } from './gateway-response';
-import type { PaymentAttempt } from './payment-attempt.entity';
+import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
 import {
   PaymentAttemptsRepository,
   type UnsettledCursor,
@@ -56,6 +62,7 @@ export class AttemptSettlement {
     private readonly attempts: PaymentAttemptsRepository,
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
+    private readonly fingerprints: CardFingerprints,
     private readonly uow: UnitOfWork,
   ) {}
 
@@ -120,7 +127,9 @@ export class AttemptSettlement {
 
   /**
    * The card of a settled attempt (contract §15): saved now when the attempt asked to and the gateway
-   * tokenized it, or the saved card it charged; null for a one-off payment.
+   * tokenized it, or the saved card it charged; null for a one-off payment. A card typed on a
+   * provider's page is described by the provider's outcome, kept on the attempt with its answer
+   * ({@link withProviderCard}), so the reconciler saves it just as well.
    */
   private async cardOf(
     attempt: PaymentAttempt,
@@ -152,6 +161,29 @@ export class AttemptSettlement {
       gatewayToken: answer.gatewayToken,
       agreementId: tx.paymentType === 'auto_debit' ? (tx.agreement?.id ?? null) : null,
     });
+  }
+
+  /**
+   * The attempt's card as the provider describes it (contract §15), stored with its answer: brand,
+   * last four, expiry and name (never more), whether to save it as decided when the attempt was
+   * claimed, and a fingerprint keyed from the provider's fingerprint of the number — or, for a
+   * provider that gives none, of its token (a provider that tokenizes a card once gives the same).
+   */
+  private withProviderCard(
+    attempt: PaymentAttempt,
+    card: ProviderCard,
+    gatewayToken: string | null | undefined,
+  ): AttemptCard {
+    const seen = card.fingerprint ?? (gatewayToken ? `token:${gatewayToken}` : null);
+    return {
+      save: attempt.card?.save ?? false,
+      brand: card.brand,
+      last4: card.last4,
+      expiryMonth: card.expiryMonth,
+      expiryYear: card.expiryYear,
+      nameOnCard: card.nameOnCard,
+      ...(seen ? { fingerprint: this.fingerprints.ofProviderCard(attempt.pgCode, seen) } : {}),
+    };
   }
 
   /** Frees the transaction from an attempt the gateway never received (nothing was charged). */
@@ -212,8 +244,12 @@ export class AttemptSettlement {
       return 'released';
     }
     if (!this.matchesAttempt(attempt, known)) return 'unknown';
-    const { amount: _amount, currencyCode: _currency, provider, ...answer } = known;
-    await this.attempts.storeAnswer(attempt.referenceNumber, answer, provider);
+    const { amount: _amount, currencyCode: _currency, provider, card, ...answer } = known;
+    await this.attempts.storeAnswer(
+      attempt.referenceNumber,
+      card ? { ...answer, card: this.withProviderCard(attempt, card, answer.gatewayToken) } : answer,
+      provider,
+    );
     const stored = (await this.attempts.findByReference(attempt.referenceNumber)) ?? attempt;
     if (stored.result !== answer.result) {
       // Settled from another answer (e.g. released as never charged): a person must look at it.

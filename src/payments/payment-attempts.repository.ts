@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { dateParam } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
-import { PaymentAttempt, type AttemptResult } from './payment-attempt.entity';
+import { PaymentAttempt, type AttemptCard, type AttemptResult } from './payment-attempt.entity';
 
 /** A gateway's answer as stored on the attempt. */
 export interface StoredAnswer {
@@ -11,6 +11,8 @@ export interface StoredAnswer {
   responseCode: string;
   /** The gateway's token of a card it saved (contract §15). */
   gatewayToken?: string | null;
+  /** The attempt's card as the provider described it (a redirect attempt's card; contract §15). */
+  card?: AttemptCard;
 }
 
 /** Where a reconciler pass stopped: the last attempt it looked at. */

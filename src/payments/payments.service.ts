@@ -19,7 +19,7 @@ import { TransitionService } from '../transactions/transition.service';
 import { CardFingerprints } from '../cards/card-fingerprints';
 import { isExpired, type NewCard } from '../cards/card-input';
 import { CardsRepository } from '../cards/cards.repository';
-import type { AttemptOutcome, PayInput } from './adapters/gateway-adapter';
+import type { AttemptOutcome, PayInput, ProviderData } from './adapters/gateway-adapter';
 import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import { attemptOn, PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
@@ -30,6 +30,9 @@ const IN_FLIGHT_WAIT_MS = 3000;
 const IN_FLIGHT_POLL_MS = 100;
 /** Claim tries when the transaction turns out free right after a refused claim. */
 const CLAIM_ROUNDS = 3;
+
+/** A gateway's answer to a charge, with what the provider keeps of it (its PaymentIntent). */
+type GatewayAnswer = StoredAnswer & { provider?: ProviderData };
 
 export const ATTEMPT_IN_PROGRESS = 'A payment attempt for this transaction is already in progress.';
 
@@ -309,7 +312,7 @@ export class PaymentsService {
     operation: GatewayOperation,
     card: PayInput['card'],
     saveCard: boolean,
-  ): Promise<StoredAnswer> {
+  ): Promise<GatewayAnswer> {
     try {
       return await adapter.pay({
         gateway,
@@ -331,13 +334,21 @@ export class PaymentsService {
         });
       if (known === undefined || known === 'open') throw new ServiceUnavailable();
       if (known === null) return { result: 'error', responseCode: 'adapter-error' };
-      return { result: known.result, responseCode: known.responseCode, gatewayToken: known.gatewayToken };
+      return {
+        result: known.result,
+        responseCode: known.responseCode,
+        gatewayToken: known.gatewayToken,
+        provider: known.provider,
+      };
     }
   }
 
-  /** Step 3: stores the gateway's answer on the attempt, before anything else can fail. */
-  private recordAnswer(attempt: PaymentAttempt, answer: StoredAnswer): Promise<void> {
-    return this.attempts.storeAnswer(attempt.referenceNumber, answer);
+  /**
+   * Step 3: stores the gateway's answer on the attempt, before anything else can fail, with what the
+   * provider keeps of it (capture, void and refund need it later).
+   */
+  private recordAnswer(attempt: PaymentAttempt, { provider, ...answer }: GatewayAnswer): Promise<void> {
+    return this.attempts.storeAnswer(attempt.referenceNumber, answer, provider);
   }
 
   /** Step 4: the transaction's new state from the stored answer ({@link AttemptSettlement.settle}). */

@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { BadRequest, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
+import { CardsRepository } from '../cards/cards.repository';
+import { BadRequest, FieldErrors, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import type { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
-import { isPayable } from '../transactions/transaction-state';
+import { isPayable, isSavingPaymentType } from '../transactions/transaction-state';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import {
@@ -14,10 +15,11 @@ import {
   type ProviderData,
   type RedirectDriver,
   type RedirectUrls,
+  type SaveCardRequest,
 } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
-import type { PaymentAttempt } from './payment-attempt.entity';
+import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { notPayable, PaymentsService } from './payments.service';
 
@@ -47,6 +49,20 @@ export function storedDestination(
     return { kind: 'script_page', scriptUrl: provider.script_url, sessionId: provider.session_id };
   return null;
 }
+
+/**
+ * The card of a redirect attempt that saves, as claimed: the customer types it on the provider's
+ * page, so only the choice to save is known; the provider's outcome describes the card when the
+ * answer is stored (AttemptSettlement.conclude).
+ */
+const CARD_TO_BE_DESCRIBED: AttemptCard = {
+  brand: '',
+  last4: '',
+  expiryMonth: 0,
+  expiryYear: 0,
+  nameOnCard: '',
+  save: true,
+};
 
 /** The browser's parameters on the return URL that are ours (the rest is the provider's). */
 export const RETURN_REFERENCE_PARAM = 'ref';
@@ -78,6 +94,7 @@ export class RedirectPayments {
     private readonly gateways: GatewaysService,
     private readonly transactions: TransactionsService,
     private readonly config: AppConfig,
+    private readonly cards: CardsRepository,
   ) {}
 
   /** Whether the gateway's driver sends the customer to the provider's page. */
@@ -86,23 +103,33 @@ export class RedirectPayments {
     return driver !== null && isRedirectDriver(driver);
   }
 
+  /** The origins of the gateway's payment page (for the CSP of a page whose form leads there). */
+  async pageOrigins(gateway: Gateway): Promise<string[]> {
+    const bound = await this.adapters.bind(gateway);
+    if (!bound || !isRedirectDriver(bound.driver) || !bound.driver.pageOrigins) return [];
+    return bound.driver.pageOrigins({ gateway, settings: bound.settings });
+  }
+
   /**
    * The customer picked a redirect gateway: where to send them. When their own attempt on this
    * gateway still holds the transaction with a session the provider keeps open, they go back to it;
    * otherwise a new attempt is claimed and the provider's session created. Throws AttemptRefused
    * (not payable, another attempt holds it), or ServiceUnavailable when the provider does not answer
    * (the attempt is then released: the customer never got the session, nothing can be paid on it).
+   * `saveCard`: the customer ticked "save this card" on our page before being sent on; the
+   * transaction's `payment_type` may require it anyway (contract §15).
    */
-  async start(sessionId: string, pgCode: string): Promise<CustomerDestination> {
+  async start(sessionId: string, pgCode: string, saveCard = false): Promise<CustomerDestination> {
     const { transaction: opened, gateway } = await this.payments.open(sessionId, pgCode);
     const bound = await this.adapters.bind(gateway);
     if (!bound || !isRedirectDriver(bound.driver)) throw new NotFound();
     const driver = bound.driver;
     if (!isPayable(opened.state)) throw notPayable(opened);
-    const resumed = await this.resume(opened, gateway, driver, bound.settings);
+    const save = await this.saveRequest(opened, gateway, saveCard);
+    const resumed = await this.resume(opened, gateway, driver, bound.settings, save !== null);
     if (resumed) return resumed;
 
-    const { attempt, transaction } = await this.payments.claim(opened, null);
+    const { attempt, transaction } = await this.payments.claim(opened, save ? CARD_TO_BE_DESCRIBED : null);
     let started;
     try {
       started = await driver.start({
@@ -115,6 +142,7 @@ export class RedirectPayments {
         description: transaction.orderNo ? `Order ${transaction.orderNo}` : gateway.name,
         expiresAt: transaction.expiresAt,
         ...this.urls(gateway.code, attempt.referenceNumber),
+        ...(save ? { saveCard: save } : {}),
       });
     } catch (error) {
       this.logger.error({ err: error, driver: driver.name }, 'The provider did not start a payment');
@@ -123,6 +151,29 @@ export class RedirectPayments {
     }
     await this.attempts.storeProvider(attempt.referenceNumber, started.provider);
     return started.destination;
+  }
+
+  /**
+   * Whether the card typed on the provider's page is to be saved (contract §15): asked by the
+   * customer or by the transaction's `payment_type`, for its customer, on a tokenizable gateway (400
+   * under `save_card` otherwise, as on the card form); with the customer's cards on this gateway,
+   * whose tokens let the provider reuse its own customer record.
+   */
+  private async saveRequest(
+    tx: Transaction,
+    gateway: Gateway,
+    asked: boolean,
+  ): Promise<SaveCardRequest | null> {
+    if (!asked && !isSavingPaymentType(tx.paymentType)) return null;
+    if (!tx.customerId) {
+      throw new FieldErrors({
+        save_card: ['A card can only be saved for a transaction with a customer_id.'],
+      });
+    }
+    if (!gateway.tokenizable)
+      throw new FieldErrors({ save_card: [`Gateway "${gateway.code}" cannot save cards.`] });
+    const cards = await this.cards.list(tx.customerId, [gateway.code]);
+    return { customerId: tx.customerId, savedTokens: cards.map((card) => card.gatewayToken) };
   }
 
   /** Our return, cancel and notify URLs for an attempt (contract §20), on PUBLIC_BASE_URL. */
@@ -227,17 +278,22 @@ export class RedirectPayments {
     return (await bound.driver.returnReference({ gateway, settings: bound.settings }, params)) ?? '';
   }
 
-  /** The customer's own open session on this gateway, if the attempt holding the transaction has one. */
+  /**
+   * The customer's own open session on this gateway, if the attempt holding the transaction has one
+   * that saves the card as this pick asks (a different choice gets a new session).
+   */
   private async resume(
     tx: Transaction,
     gateway: Gateway,
     driver: RedirectDriver,
     settings: Parameters<RedirectDriver['inquire']>[0]['settings'],
+    save: boolean,
   ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
     const destination = holder?.provider ? storedDestination(holder.provider) : null;
     if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
+    if ((holder.card?.save ?? false) !== save) return null;
     const known = await driver
       .inquire({ gateway, settings, referenceNumber: holder.referenceNumber, provider: holder.provider })
       .catch(() => undefined);

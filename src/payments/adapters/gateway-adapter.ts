@@ -54,6 +54,31 @@ export interface AttemptOutcome {
   responseCode: string;
   /** The gateway's token of the card, when it was asked to save it and the charge succeeded. */
   gatewayToken?: string | null;
+  /**
+   * What the provider keeps of the attempt (merged into the attempt's `provider_data`): e.g. the
+   * PaymentIntent of an off-session charge, which capture, void and refund need later.
+   */
+  provider?: ProviderData;
+}
+
+/**
+ * The card a provider charged on its own page, as its record describes it (contract §15): what may be
+ * kept, never the number. A redirect attempt has no card of its own (the customer typed it at the
+ * provider), so a card it saves is described by this.
+ */
+export interface ProviderCard {
+  /** Display name, e.g. `Visa`. */
+  brand: string;
+  last4: string;
+  expiryMonth: number;
+  expiryYear: number;
+  /** As the customer gave it on the provider's page; empty when the provider has none. */
+  nameOnCard: string;
+  /**
+   * The provider's own fingerprint of the card number (Stripe: `card.fingerprint`): the same card
+   * gives the same value, so saving it again keeps one card. Null when the provider gives none.
+   */
+  fingerprint: string | null;
 }
 
 /**
@@ -65,7 +90,8 @@ export interface AttemptOutcome {
 export interface ProviderOutcome extends AttemptOutcome {
   amount?: string;
   currencyCode?: string;
-  provider?: ProviderData;
+  /** The card charged, when the provider says (needed to save a card typed on its page). */
+  card?: ProviderCard;
 }
 
 export interface InquiryInput extends DriverCall {
@@ -137,6 +163,22 @@ export interface StartInput extends DriverCall, RedirectUrls {
   description: string;
   /** The transaction's deadline: the provider's page stops taking payment by then where it can. */
   expiresAt?: Date;
+  /**
+   * Save the card typed on the provider's page for later charges (contract §15); absent for a
+   * one-off payment. The success outcome then carries the provider's token and `card`.
+   */
+  saveCard?: SaveCardRequest;
+}
+
+/** Who a card saved on the provider's page belongs to. */
+export interface SaveCardRequest {
+  /** The transaction's `customer_id`. */
+  customerId: string;
+  /**
+   * The gateway tokens of this customer's cards already saved on this gateway, most recently used
+   * first: a provider that keeps its own customer record (Stripe's Customer) reuses it from them.
+   */
+  savedTokens: string[];
 }
 
 /** Where the customer goes: a 303 to the provider, or a page of ours that loads the provider's script. */
@@ -235,6 +277,11 @@ export interface RedirectDriver extends GatewayDriver {
    * cannot carry our `ref` (KNET: decrypted `trandata`'s track id). Optional; null when unreadable.
    */
   returnReference?(call: DriverCall, params: Record<string, string>): Promise<string | null>;
+  /**
+   * The origins of the provider's payment page, which a form of ours that answers with a redirect
+   * there must be allowed to reach (CSP `form-action` also applies to the redirect). Optional.
+   */
+  pageOrigins?(call: DriverCall): string[];
   /** Verifies a notification first (throws {@link UnverifiedNotification}), then reads it. */
   notification(input: NotificationInput): Promise<ProviderNotification>;
   /**

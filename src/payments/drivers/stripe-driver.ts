@@ -12,10 +12,13 @@ import {
   type InquiryAnswer,
   type InquiryInput,
   type NotificationInput,
+  type PayInput,
+  type ProviderCard,
   type ProviderData,
   type ProviderNotification,
   type ProviderOutcome,
   type RedirectDriver,
+  type SaveCardRequest,
   type StartInput,
   type StartResult,
   UnverifiedNotification,
@@ -26,9 +29,22 @@ import {
   StripeClient,
   WebhookSecretMissing,
 } from '../providers/stripe/stripe-client';
-import { BACKGROUND_TIMEOUT_MS, type StripeSettings } from '../providers/stripe/stripe-settings';
+import {
+  brandName,
+  customerIdOf,
+  expandedPaymentMethod,
+  readStripeCardToken,
+  stripeCardToken,
+} from '../providers/stripe/stripe-cards';
+import {
+  BACKGROUND_TIMEOUT_MS,
+  STRIPE_API_BASE_URL,
+  type StripeSettings,
+} from '../providers/stripe/stripe-settings';
 
 export const STRIPE_PG = 'stripe';
+/** Where Stripe Checkout's hosted pages are. */
+const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 
 /** Stripe keeps a Checkout Session open for 30 minutes at least and 24 hours at most. */
 const MIN_SESSION_MS = 31 * 60_000;
@@ -49,7 +65,12 @@ const MAX_SESSION_MS = 23 * 3600_000;
  * - a failed payment on Stripe's page leaves the session open (the customer may try another card),
  *   so it decides nothing until the session completes or is expired (abandon);
  * - capture (partial), void (cancel), refund (partial): https://docs.stripe.com/api/payment_intents/capture,
- *   https://docs.stripe.com/api/payment_intents/cancel, https://docs.stripe.com/api/refunds/create.
+ *   https://docs.stripe.com/api/payment_intents/cancel, https://docs.stripe.com/api/refunds/create;
+ * - saved cards (contract §15): a session that saves has a Customer and
+ *   `payment_intent_data.setup_future_usage=off_session`; its PaymentMethod (brand, last4, expiry,
+ *   fingerprint) is read from the expanded PaymentIntent, and our gateway token of the card is
+ *   `<customer>/<payment method>` (https://docs.stripe.com/payments/checkout/save-during-payment).
+ *   {@link pay} charges it off-session (https://docs.stripe.com/payments/save-during-payment#charge-saved-payment-method).
  */
 @Injectable()
 export class StripeDriver implements RedirectDriver {
@@ -63,6 +84,9 @@ export class StripeDriver implements RedirectDriver {
 
   async start(input: StartInput): Promise<StartResult> {
     const client = clientFor(input.settings);
+    const customer = input.saveCard
+      ? await this.customerFor(client, input.saveCard, input.referenceNumber)
+      : undefined;
     const session = await client.createCheckoutSession(
       {
         referenceNumber: input.referenceNumber,
@@ -73,6 +97,7 @@ export class StripeDriver implements RedirectDriver {
         cancelUrl: input.cancelUrl,
         manualCapture: input.operation === 'authorize',
         expiresAt: sessionExpiry(input.expiresAt),
+        ...(customer ? { customer, saveCard: true } : {}),
       },
       `${input.referenceNumber}-session`,
     );
@@ -81,6 +106,34 @@ export class StripeDriver implements RedirectDriver {
       provider: { session_id: session.id, url: session.url },
       destination: { kind: 'redirect', url: session.url },
     };
+  }
+
+  /**
+   * The Stripe Customer a card saved on this attempt joins: the one of the customer's most recently
+   * used card on this gateway (all their cards then sit under one Customer in Stripe's Dashboard),
+   * or a new one, created under the key `<reference>-customer` so a retried start makes no second.
+   */
+  private async customerFor(client: StripeClient, save: SaveCardRequest, reference: string): Promise<string> {
+    for (const token of save.savedTokens) {
+      const saved = readStripeCardToken(token);
+      if (saved) return saved.customer;
+    }
+    const created = await client.createCustomer(
+      { metadata: { customer_id: save.customerId } },
+      `${reference}-customer`,
+    );
+    return created.id;
+  }
+
+  /**
+   * Stripe's hosted page is on https://checkout.stripe.com (a session's `url`,
+   * https://docs.stripe.com/api/checkout/sessions/object#checkout_session_object-url); an
+   * `api_base_url` other than Stripe's (the tests' simulator) serves its page on its own origin.
+   */
+  pageOrigins(call: { settings: DriverSettingsValues }): string[] {
+    const base = typeof call.settings.api_base_url === 'string' ? call.settings.api_base_url : '';
+    const origin = base ? new URL(base).origin : STRIPE_API_BASE_URL;
+    return [origin === STRIPE_API_BASE_URL ? STRIPE_CHECKOUT_ORIGIN : origin];
   }
 
   /** The browser's `session_id` is never used: the session is the one stored when it was created. */
@@ -140,15 +193,21 @@ export class StripeDriver implements RedirectDriver {
         const intentId =
           typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
         if (!reference || !intentId) return { kind: 'ignore' };
-        const answer = intentAnswer(await client.retrievePaymentIntent(intentId));
+        const answer = intentAnswer(
+          await client.retrievePaymentIntent(intentId, { withPaymentMethod: true }),
+        );
         return answer === 'open' || answer === null
           ? { kind: 'ignore' }
           : { kind: 'outcome', referenceNumber: reference, outcome: answer };
       }
       case 'payment_intent.succeeded':
       case 'payment_intent.amount_capturable_updated': {
-        const intent = event.data.object;
+        let intent = event.data.object;
         const reference = intent.metadata?.reference_number;
+        // A payment that saves its card: the event names the PaymentMethod only; the card is read
+        // from it (an outcome settled without it would save nothing).
+        if (reference && intent.setup_future_usage === 'off_session' && !expandedPaymentMethod(intent))
+          intent = await client.retrievePaymentIntent(intent.id, { withPaymentMethod: true });
         const answer = intentAnswer(intent);
         if (!reference || answer === 'open' || answer === null) return { kind: 'ignore' };
         return { kind: 'outcome', referenceNumber: reference, outcome: answer };
@@ -159,9 +218,70 @@ export class StripeDriver implements RedirectDriver {
     }
   }
 
-  /** Saved cards are charged off-session by a later driver step; nothing is charged here. */
-  pay(): Promise<AttemptOutcome> {
-    return Promise.reject(new Error('The stripe driver takes the card on Stripe’s page (start)'));
+  /**
+   * Charges a card saved through Stripe (contract §15): a PaymentIntent created and confirmed at once
+   * with the card's Customer and PaymentMethod, `off_session=true`, manual capture when the gateway
+   * authorizes, `metadata[reference_number]` (which inquiry searches by) and the Idempotency-Key
+   * `<reference>-charge`. https://docs.stripe.com/api/payment_intents/create,
+   * https://docs.stripe.com/payments/save-during-payment#charge-saved-payment-method.
+   *
+   * `succeeded` / `requires_capture` → success; a card_error → declined with its decline code,
+   * `authentication_required` included (off-session, Stripe never asks the customer: the card must
+   * be used on Stripe's page again, https://docs.stripe.com/payments/save-and-reuse#charge-saved-payment-method);
+   * a request Stripe refused (e.g. a PaymentMethod detached since) → error, nothing charged; no
+   * answer in time → throws, and the pay path's inquiry finds the PaymentIntent by its reference.
+   * Used the same way when the customer picks a saved card on our page: Stripe holds no CVC to
+   * check, and a card that needs authentication is declined (docs/gateways/stripe.md).
+   */
+  async pay(input: PayInput): Promise<AttemptOutcome> {
+    if (!('gatewayToken' in input.card))
+      throw new Error('The stripe driver takes new cards on Stripe’s page (start), never here');
+    const saved = readStripeCardToken(input.card.gatewayToken);
+    if (!saved) return { result: 'error', responseCode: 'unknown_card_token' };
+    const client = clientFor(input.settings);
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await client.chargeOffSession(
+        {
+          referenceNumber: input.referenceNumber,
+          amount: input.amount,
+          currency: input.currencyCode,
+          customer: saved.customer,
+          paymentMethod: saved.paymentMethod,
+          manualCapture: input.operation === 'authorize',
+        },
+        `${input.referenceNumber}-charge`,
+      );
+    } catch (error) {
+      return this.chargeFailed(error);
+    }
+    const answer = intentAnswer(intent);
+    if (answer === 'open' || answer === null)
+      throw new Error(`An off-session PaymentIntent came back ${intent.status}; inquiry decides`);
+    return { result: answer.result, responseCode: answer.responseCode, provider: answer.provider };
+  }
+
+  /**
+   * A refused off-session charge: declined (a card_error, with its decline code), or an error
+   * Stripe refused to carry out (nothing charged). Throws when the outcome is unknown (no answer in
+   * time, a Stripe-side failure), with the sorted failure, never the SDK's error, which may carry
+   * the request and its ids.
+   */
+  private chargeFailed(error: unknown): AttemptOutcome {
+    const failure = describeStripeError(error);
+    const { kind, type, statusCode, code, requestId } = failure;
+    if (kind === 'unknown' && type === 'unexpected') throw error;
+    this.logger.warn({ kind, type, code, requestId }, 'Stripe did not charge a saved card');
+    const intentId = error instanceof Stripe.errors.StripeError ? error.payment_intent?.id : undefined;
+    const provider = intentId ? { payment_intent: intentId } : undefined;
+    if (kind === 'declined') {
+      const declineCode = failure.declineCode ?? code ?? 'card_declined';
+      return { result: 'declined', responseCode: declineCode.slice(0, 32), provider };
+    }
+    if (kind === 'refused') return { result: 'error', responseCode: (code ?? 'stripe_refused').slice(0, 32) };
+    throw new Error(`Stripe did not answer an off-session charge (${type})`, {
+      cause: { kind, type, statusCode, code, requestId },
+    });
   }
 
   async followUp(input: FollowUpInput): Promise<FollowUpOutcome> {
@@ -238,7 +358,11 @@ function sessionAnswer(session: Stripe.Checkout.Session): InquiryAnswer {
   return null;
 }
 
-/** What a PaymentIntent's status means for the attempt (contract §20). */
+/**
+ * What a PaymentIntent's status means for the attempt (contract §20). When its PaymentMethod is
+ * expanded, the outcome describes the card; when it was set up for off-session use, it also carries
+ * our token of the saved card (contract §15).
+ */
 function intentAnswer(intent: Stripe.PaymentIntent): InquiryAnswer {
   const base = {
     amount: amountOf(intent),
@@ -248,7 +372,7 @@ function intentAnswer(intent: Stripe.PaymentIntent): InquiryAnswer {
   switch (intent.status) {
     case 'succeeded':
     case 'requires_capture':
-      return { result: 'success', responseCode: intent.status, ...base };
+      return { result: 'success', responseCode: intent.status, ...base, ...savedCardOf(intent) };
     case 'canceled':
       return declined(intent);
     case 'requires_payment_method':
@@ -256,6 +380,23 @@ function intentAnswer(intent: Stripe.PaymentIntent): InquiryAnswer {
     default:
       return 'open'; // processing, requires_action, requires_confirmation: not decided yet
   }
+}
+
+/** The card a PaymentIntent charged, and our token of it when it was saved for off-session use. */
+function savedCardOf(intent: Stripe.PaymentIntent): { card?: ProviderCard; gatewayToken?: string } {
+  const method = expandedPaymentMethod(intent);
+  if (!method?.card) return {};
+  const card: ProviderCard = {
+    brand: brandName(method.card.brand),
+    last4: method.card.last4,
+    expiryMonth: method.card.exp_month,
+    expiryYear: method.card.exp_year,
+    nameOnCard: (method.billing_details?.name ?? '').slice(0, 64),
+    fingerprint: method.card.fingerprint ?? null,
+  };
+  const customer = customerIdOf(intent);
+  const saved = intent.setup_future_usage === 'off_session' && customer !== null;
+  return saved ? { card, gatewayToken: stripeCardToken({ customer, paymentMethod: method.id }) } : { card };
 }
 
 function declined(intent: Stripe.PaymentIntent): ProviderOutcome {

@@ -95,7 +95,7 @@ describe('Stripe client against the simulator', () => {
     });
   });
 
-  it('retrieves the session with its PaymentIntent expanded once paid (authorized under manual capture)', async () => {
+  it('retrieves the session with its PaymentIntent and its PaymentMethod expanded once paid (authorized under manual capture)', async () => {
     const session = await newSession({ manualCapture: true });
     const redirect = sim.pay(session.id).redirect;
     assert.equal(redirect, `https://shop.example/return?session_id=${session.id}`);
@@ -107,8 +107,13 @@ describe('Stripe client against the simulator', () => {
     assert.equal(intent.status, 'requires_capture');
     assert.equal(intent.amount_capturable, 12340);
     assert.equal(amountOf(intent), '12.340');
+    const method = intent.payment_method as Stripe.PaymentMethod;
+    assert.equal(method.object, 'payment_method');
+    assert.equal(method.card?.last4, '4242');
+    assert.equal(method.card?.brand, 'visa');
+    assert.match(String(method.card?.fingerprint), /^[A-Za-z0-9]{16}$/);
     assert.deepEqual(sim.apiRequests('GetCheckoutSessionsSession').at(-1)!.params, {
-      expand: ['payment_intent'],
+      expand: ['payment_intent', 'payment_intent.payment_method'],
     });
   });
 
@@ -183,8 +188,15 @@ describe('Stripe client against the simulator', () => {
     sim.pay(session.id);
     const first = (await client.retrieveCheckoutSession(session.id)).payment_intent as Stripe.PaymentIntent;
     assert.equal(first.setup_future_usage, 'off_session');
-    const paymentMethod = first.payment_method as string;
+    const saved = first.payment_method as Stripe.PaymentMethod;
+    assert.equal(saved.customer, customer.id, 'attached to the Customer');
+    const paymentMethod = saved.id;
     assert.match(paymentMethod, /^pm_/);
+    const alone = await client.retrievePaymentIntent(first.id, { withPaymentMethod: true });
+    assert.equal((alone.payment_method as Stripe.PaymentMethod).id, paymentMethod);
+    assert.deepEqual(sim.apiRequests('GetPaymentIntentsIntent').at(-1)!.params, {
+      expand: ['payment_method'],
+    });
 
     const charged = await client.chargeOffSession(
       {

@@ -34,6 +34,21 @@ import {
 type Json = Record<string, unknown>;
 type StripeObject = Json & { id: string; object: string };
 
+/** A PaymentMethod with what the simulator keeps beside Stripe's object (never shown by the API). */
+type SimulatedPaymentMethod = StripeObject & {
+  card_number: string;
+  setup_for_off_session: boolean;
+  /** Set by declineCard: how the issuer answers every later charge. */
+  issuer_answer?: CardBehaviour;
+};
+
+/** What the hosted page's form says of the card besides its number (expiry "MM / YY", name). */
+export interface PageCardDetails {
+  expMonth?: number;
+  expYear?: number;
+  name?: string;
+}
+
 /** One request the simulator received, and what it answered. */
 export interface RecordedRequest {
   method: string;
@@ -175,7 +190,7 @@ export class StripeSimulator {
   private readonly charges = new Map<string, StripeObject>();
   private readonly refunds = new Map<string, StripeObject>();
   private readonly customers = new Map<string, StripeObject>();
-  private readonly paymentMethods = new Map<string, StripeObject & { card_number: string }>();
+  private readonly paymentMethods = new Map<string, SimulatedPaymentMethod>();
   private readonly idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
   private readonly answerDelays: number[] = [];
   private failuresLeft = 0;
@@ -277,9 +292,50 @@ export class StripeSimulator {
    * Pays an open session as the hosted page does when the customer submits `cardNumber`; returns
    * where the browser would be sent (the success URL), or the decline message.
    */
-  pay(sessionId: string, cardNumber = '4242424242424242'): { redirect?: string; error?: string } {
+  pay(
+    sessionId: string,
+    cardNumber = '4242424242424242',
+    details: PageCardDetails = {},
+  ): { redirect?: string; error?: string } {
     const session = this.openSession(sessionId);
-    return this.payOnPage(session, findTestCard(cardNumber), true);
+    return this.payOnPage(session, findTestCard(cardNumber), true, details);
+  }
+
+  /** A Customer as Stripe keeps it. */
+  customer(id: string): StripeObject | undefined {
+    return this.customers.get(id);
+  }
+
+  /** The PaymentMethods attached to a Customer, as the API shows them (no card number). */
+  paymentMethodsOf(customer: string): StripeObject[] {
+    return [...this.paymentMethods.values()]
+      .filter((pm) => pm.customer === customer)
+      .map((pm) => this.publicPaymentMethod(pm.id)!);
+  }
+
+  /**
+   * From now on the issuer declines every charge of this saved PaymentMethod with `declineCode`
+   * (a card that paid once, then ran out of funds or was blocked).
+   */
+  declineCard(paymentMethodId: string, declineCode = 'insufficient_funds'): void {
+    const pm = this.paymentMethods.get(paymentMethodId);
+    if (!pm) throw new Error(`No PaymentMethod ${paymentMethodId}`);
+    pm.issuer_answer = {
+      kind: 'decline',
+      code: 'card_declined',
+      declineCode,
+      message:
+        declineCode === 'insufficient_funds'
+          ? 'Your card has insufficient funds.'
+          : 'Your card was declined.',
+    };
+  }
+
+  /** Every PaymentIntent carrying metadata[reference_number] = `reference`. */
+  intentsWithReference(reference: string): StripeObject[] {
+    return [...this.intents.values()]
+      .filter((intent) => (intent.metadata as Json).reference_number === reference)
+      .map((intent) => clone(intent));
   }
 
   /** Events are queued instead of sent, until releaseWebhooks. */
@@ -490,6 +546,11 @@ export class StripeSimulator {
     for (const path of paths) {
       const [field, ...rest] = path.split('.');
       const value = copy[field];
+      // `a` and `a.b` together: `a` is already an object when `a.b` comes
+      if (value && typeof value === 'object' && rest.length) {
+        copy[field] = this.expand(value as StripeObject, [rest.join('.')]);
+        continue;
+      }
       if (typeof value !== 'string') continue;
       const found = this.lookup(value);
       if (found) copy[field] = rest.length ? this.expand(found, [rest.join('.')]) : clone(found);
@@ -640,6 +701,7 @@ export class StripeSimulator {
     session: StripeObject,
     card: TestCard,
     authenticated: boolean,
+    details: PageCardDetails = {},
   ): { redirect?: string; error?: string } {
     if (session.status !== 'open') return { error: `This Checkout Session is ${String(session.status)}.` };
     const data = session._payment_intent_data as Json;
@@ -658,7 +720,7 @@ export class StripeSimulator {
     }
     if (card.behaviour.kind === 'authenticate' && !authenticated)
       return { redirect: `${this.baseUrl}/c/pay/${String(session.id)}/authenticate?card=${card.number}` };
-    const outcome = this.charge(intent, card, false);
+    const outcome = this.charge(intent, card, false, undefined, details);
     if (outcome) return { error: outcome.message };
     if (intent.setup_future_usage && !session.customer) {
       const customer = this.createCustomer({ email: session.customer_email ?? undefined });
@@ -712,11 +774,18 @@ export class StripeSimulator {
    * Charges `card` for `intent`; null when it went through, else the decline (the intent goes
    * back to requires_payment_method with last_payment_error, https://docs.stripe.com/declines).
    */
-  private charge(intent: StripeObject, card: TestCard, offSession: boolean, paymentMethodId?: string) {
+  private charge(
+    intent: StripeObject,
+    card: TestCard,
+    offSession: boolean,
+    paymentMethodId?: string,
+    details: PageCardDetails = {},
+  ) {
     const pm = paymentMethodId ? this.paymentMethods.get(paymentMethodId) : undefined;
-    const paymentMethod = pm ?? this.newPaymentMethod(card, (intent.customer as string | null) ?? null);
+    const paymentMethod =
+      pm ?? this.newPaymentMethod(card, (intent.customer as string | null) ?? null, details);
     intent.payment_method = paymentMethod.id;
-    let behaviour: CardBehaviour = card.behaviour;
+    let behaviour: CardBehaviour = pm?.issuer_answer ?? card.behaviour;
     if (behaviour.kind === 'authenticate') {
       const setUp = Boolean(pm?.setup_for_off_session);
       behaviour =
@@ -813,6 +882,10 @@ export class StripeSimulator {
     if (p.customer && !this.customers.has(p.customer as string))
       throw missing('customer', p.customer as string, 'customer');
     const pmId = p.payment_method as string | undefined;
+    if (p.off_session !== undefined && p.off_session !== false && !p.confirm) {
+      // https://docs.stripe.com/api/payment_intents/create#create_payment_intent-off_session
+      throw invalid('off_session can only be used when confirm=true.', 'off_session');
+    }
     let card: TestCard | undefined;
     let savedId: string | undefined;
     if (pmId) {
@@ -1017,15 +1090,30 @@ export class StripeSimulator {
     return clone(customer);
   }
 
-  private newPaymentMethod(card: TestCard, customer: string | null): StripeObject & { card_number: string } {
-    const pm = {
+  /**
+   * A card PaymentMethod (https://docs.stripe.com/api/payment_methods/object): `card.fingerprint` is
+   * the same for the same number on this account ("Uniquely identifies this particular card
+   * number"), a different one on another account (secret key).
+   */
+  private newPaymentMethod(
+    card: TestCard,
+    customer: string | null,
+    details: PageCardDetails = {},
+  ): SimulatedPaymentMethod {
+    const pm: SimulatedPaymentMethod = {
       id: newId('pm_1'),
       object: 'payment_method',
+      billing_details: { address: null, email: null, name: details.name ?? null, phone: null },
       card: {
         brand: card.brand,
         country: 'US',
-        exp_month: 12,
-        exp_year: new Date().getFullYear() + 3,
+        exp_month: details.expMonth ?? 12,
+        exp_year: details.expYear ?? new Date().getFullYear() + 3,
+        fingerprint: createHmac('sha256', this.secretKey)
+          .update(card.number)
+          .digest('base64')
+          .replace(/[^A-Za-z0-9]/g, '')
+          .slice(0, 16),
         funding: card.funding,
         last4: card.number.slice(-4),
       },
@@ -1043,7 +1131,7 @@ export class StripeSimulator {
   private publicPaymentMethod(id: string): StripeObject | undefined {
     const pm = this.paymentMethods.get(id);
     if (!pm) return undefined;
-    const { card_number: _number, setup_for_off_session: _setUp, ...rest } = pm;
+    const { card_number: _number, setup_for_off_session: _setUp, issuer_answer: _answer, ...rest } = pm;
     return clone(rest);
   }
 
@@ -1172,7 +1260,7 @@ export class StripeSimulator {
       return send(402, this.paymentPage(session, (intent.last_payment_error as Json).message as string));
     }
     if (record.method === 'POST') {
-      const result = this.payOnPage(session, findTestCard(form.cardNumber ?? ''), false);
+      const result = this.payOnPage(session, findTestCard(form.cardNumber ?? ''), false, pageDetails(form));
       if (result.redirect) return send(303, '', { Location: result.redirect });
       return send(402, this.paymentPage(session, result.error));
     }
@@ -1204,6 +1292,17 @@ ${error ? `<p id="error" role="alert">${escapeHtml(error)}</p>` : ''}
 ${session.cancel_url ? `<a id="cancel" href="${escapeHtml(session.cancel_url as string)}">Cancel and return</a>` : ''}`,
     );
   }
+}
+
+/** The expiry ("MM / YY") and name the hosted page's form carries. */
+function pageDetails(form: Record<string, string>): PageCardDetails {
+  const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.cardExpiry ?? '');
+  const year = expiry ? Number(expiry[2]) : undefined;
+  return {
+    expMonth: expiry ? Number(expiry[1]) : undefined,
+    expYear: year === undefined ? undefined : year < 100 ? 2000 + year : year,
+    name: form.billingName || undefined,
+  };
 }
 
 function page(title: string, body: string): string {

@@ -165,12 +165,17 @@ export class StripeClient {
   }
 
   /**
-   * The session with its PaymentIntent expanded: the PaymentIntent's status decides the outcome
-   * (contract §20), not the session's `payment_status`.
+   * The session with its PaymentIntent expanded, and that PaymentIntent's PaymentMethod: the
+   * PaymentIntent's status decides the outcome (contract §20), not the session's `payment_status`;
+   * the PaymentMethod describes the card to save (brand, last4, expiry, fingerprint; contract §15).
    * https://docs.stripe.com/api/checkout/sessions/retrieve, https://docs.stripe.com/api/expanding_objects
    */
   async retrieveCheckoutSession(id: string, options: CallOptions = {}): Promise<Stripe.Checkout.Session> {
-    return this.stripe.checkout.sessions.retrieve(id, { expand: ['payment_intent'] }, this.get(options));
+    return this.stripe.checkout.sessions.retrieve(
+      id,
+      { expand: ['payment_intent', 'payment_intent.payment_method'] },
+      this.get(options),
+    );
   }
 
   /**
@@ -185,9 +190,16 @@ export class StripeClient {
     return this.stripe.checkout.sessions.expire(id, {}, this.post(idempotencyKey, options));
   }
 
-  /** https://docs.stripe.com/api/payment_intents/retrieve */
-  async retrievePaymentIntent(id: string, options: CallOptions = {}): Promise<Stripe.PaymentIntent> {
-    return this.stripe.paymentIntents.retrieve(id, {}, this.get(options));
+  /**
+   * https://docs.stripe.com/api/payment_intents/retrieve; with `withPaymentMethod`, its PaymentMethod
+   * expanded (the card a saving payment saved).
+   */
+  async retrievePaymentIntent(
+    id: string,
+    options: CallOptions & { withPaymentMethod?: boolean } = {},
+  ): Promise<Stripe.PaymentIntent> {
+    const params = options.withPaymentMethod ? { expand: ['payment_method'] } : {};
+    return this.stripe.paymentIntents.retrieve(id, params, this.get(options));
   }
 
   /**
@@ -292,7 +304,8 @@ export class StripeClient {
   }
 
   /**
-   * A Customer to attach saved cards to. https://docs.stripe.com/api/customers/create
+   * A Customer to attach saved cards to: a PaymentMethod saved for off-session use belongs to one
+   * (https://docs.stripe.com/payments/checkout/save-during-payment). https://docs.stripe.com/api/customers/create
    */
   async createCustomer(
     input: { email?: string; name?: string; metadata?: Record<string, string> },
