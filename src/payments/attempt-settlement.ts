@@ -13,6 +13,7 @@ import type { Trigger } from '../transactions/state-machine';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
+import { reconcilePass } from '../common/jobs/reconcile-pass';
 import { Money } from '../common/money/money';
 import type { Gateway } from '../gateways/gateway.entity';
 import {
@@ -338,24 +339,21 @@ export class AttemptSettlement {
     const last = window.at(-1);
     this.reconcileAfter = window.length < batch || !last ? null : { createdAt: last.createdAt, id: last.id };
     const due = window.filter((attempt) => this.isOverdue(attempt, now));
-    for (const attempt of due) {
-      try {
+    return reconcilePass(
+      due,
+      result,
+      async (attempt) => {
         const finished = await this.finish(attempt);
-        if (finished === 'settled') result.settled++;
-        else if (finished === 'released') result.released++;
-        else result.left++;
-      } catch (error) {
-        result.left++;
-        this.logger.warn(
-          { err: error, referenceNumber: attempt.referenceNumber },
-          'Could not settle an attempt yet',
-        );
-      }
-    }
-    if (result.settled + result.released > 0) {
-      this.logger.log({ ...result }, 'Settled payment attempts left unfinished');
-    }
-    return result;
+        return finished === 'unknown' ? 'left' : finished;
+      },
+      {
+        logger: this.logger,
+        about: (attempt) => ({ referenceNumber: attempt.referenceNumber }),
+        notYet: 'Could not settle an attempt yet',
+        finished: 'Settled payment attempts left unfinished',
+        progressed: (tally) => tally.settled + tally.released > 0,
+      },
+    );
   }
 
   private async transactionOf(attempt: PaymentAttempt): Promise<Transaction> {

@@ -14,6 +14,7 @@ import { confirmedChange } from './confirmed-operation';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { ProviderOperation } from './provider-operation.entity';
 import { ProviderOperationsRepository } from './provider-operations.repository';
+import { reconcilePass } from '../common/jobs/reconcile-pass';
 
 /**
  * How long a caller may hold an operation while it calls the provider: longer than any provider
@@ -278,27 +279,24 @@ export class OperationSettlement {
    * and settling is conditional.
    */
   async reconcile(now: Date = new Date()): Promise<ReconcileOperationsResult> {
-    const result: ReconcileOperationsResult = { succeeded: 0, failed: 0, left: 0 };
     const grace = Math.min(SETTLE_GRACE_MS, this.retryAfterMs);
     const due = await this.operations.findUnsettled(new Date(now.getTime() - grace), RECONCILE_BATCH);
-    for (const operation of due) {
-      try {
-        const outcome = await this.carryOut(operation, { tellMerchant: true });
-        if (outcome.kind === 'success') result.succeeded++;
-        else if (outcome.kind === 'failed') result.failed++;
-        else result.left++;
-      } catch (error) {
-        result.left++;
-        this.logger.warn(
-          { err: error, operationKey: operation.operationKey },
-          'Could not finish a provider operation yet',
-        );
-      }
-    }
-    if (result.succeeded + result.failed > 0) {
-      this.logger.log({ ...result }, 'Finished provider operations left pending');
-    }
-    return result;
+    const result: ReconcileOperationsResult = { succeeded: 0, failed: 0, left: 0 };
+    return reconcilePass(
+      due,
+      result,
+      async (operation) => {
+        const { kind } = await this.carryOut(operation, { tellMerchant: true });
+        return kind === 'success' ? 'succeeded' : kind === 'failed' ? 'failed' : 'left';
+      },
+      {
+        logger: this.logger,
+        about: (operation) => ({ operationKey: operation.operationKey }),
+        notYet: 'Could not finish a provider operation yet',
+        finished: 'Finished provider operations left pending',
+        progressed: (tally) => tally.succeeded + tally.failed > 0,
+      },
+    );
   }
 
   /**

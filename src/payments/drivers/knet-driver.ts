@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
+import { Injectable } from '@nestjs/common';
+import { isSandbox } from '../../gateways/gateway.entity';
 import {
   type AttemptOutcome,
   type Completion,
@@ -30,6 +30,7 @@ import {
   KnetUnverifiedError,
   resultOutcome,
 } from '../providers/knet/knet-client';
+import { ProviderDriver } from './provider-driver';
 
 export const KNET_PG = 'knet';
 /** KNET takes only Kuwaiti dinars (K-064 §3.5.4 "Currency Code" 414). */
@@ -71,13 +72,9 @@ const ERROR_CODE = /^[A-Za-z0-9]{1,32}$/;
  *   void do not exist (KNET is purchase only); cards cannot be saved.
  */
 @Injectable()
-export class KnetDriver implements RedirectDriver {
-  readonly name = KNET_PG;
-  readonly flow = 'redirect';
-  private readonly logger = new Logger('KnetDriver');
-
-  serves(gateway: Gateway): boolean {
-    return gateway.pg === KNET_PG;
+export class KnetDriver extends ProviderDriver implements RedirectDriver {
+  constructor() {
+    super(KNET_PG, 'KnetDriver');
   }
 
   /**

@@ -1,8 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { parse as parseLosslessJson } from 'lossless-json';
 import { CurrenciesService } from '../../currencies/currencies.service';
-import type { Gateway } from '../../gateways/gateway.entity';
 import {
   type AttemptOutcome,
   type Completion,
@@ -24,6 +23,7 @@ import { MpgsClient, type MpgsCallLogger } from '../providers/mpgs/mpgs-client';
 import { MpgsApiError } from '../providers/mpgs/mpgs-errors';
 import type { MpgsSettingsInput } from '../providers/mpgs/mpgs-settings';
 import type { MpgsOrder, MpgsTransaction } from '../providers/mpgs/mpgs-types';
+import { ProviderDriver } from './provider-driver';
 
 export const MPGS_PG = 'mpgs';
 
@@ -73,19 +73,14 @@ const PAYING_TYPES = new Set(['PAYMENT', 'AUTHORIZATION']);
  * MPGS documents no operation that ends a checkout session, so abandoning one only reads the order.
  */
 @Injectable()
-export class MpgsDriver implements RedirectDriver {
-  readonly name = MPGS_PG;
-  readonly flow = 'redirect';
-  private readonly logger = new Logger('MpgsDriver');
+export class MpgsDriver extends ProviderDriver implements RedirectDriver {
   private readonly callLogger: MpgsCallLogger = {
     info: (fields, message) => this.logger.log(fields, message),
     warn: (fields, message) => this.logger.warn(fields, message),
   };
 
-  constructor(private readonly currencies: CurrenciesService) {}
-
-  serves(gateway: Gateway): boolean {
-    return gateway.pg === MPGS_PG;
+  constructor(private readonly currencies: CurrenciesService) {
+    super(MPGS_PG, 'MpgsDriver');
   }
 
   async start(input: StartInput): Promise<StartResult> {

@@ -1,7 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import type { Gateway } from '../../gateways/gateway.entity';
 import {
   type AttemptOutcome,
   type Completion,
@@ -41,6 +40,7 @@ import {
   STRIPE_API_BASE_URL,
   type StripeSettings,
 } from '../providers/stripe/stripe-settings';
+import { ProviderDriver } from './provider-driver';
 
 export const STRIPE_PG = 'stripe';
 /** Where Stripe Checkout's hosted pages are. */
@@ -73,13 +73,9 @@ const MAX_SESSION_MS = 23 * 3600_000;
  *   {@link pay} charges it off-session (https://docs.stripe.com/payments/save-during-payment#charge-saved-payment-method).
  */
 @Injectable()
-export class StripeDriver implements RedirectDriver {
-  readonly name = STRIPE_PG;
-  readonly flow = 'redirect';
-  private readonly logger = new Logger('StripeDriver');
-
-  serves(gateway: Gateway): boolean {
-    return gateway.pg === STRIPE_PG;
+export class StripeDriver extends ProviderDriver implements RedirectDriver {
+  constructor() {
+    super(STRIPE_PG, 'StripeDriver');
   }
 
   async start(input: StartInput): Promise<StartResult> {
