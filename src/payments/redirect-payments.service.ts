@@ -19,7 +19,7 @@ import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import type { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
-import { notPayable, PaymentsService } from './payments.service';
+import { AttemptRefused, notPayable, PaymentsService } from './payments.service';
 
 /** Where the customer goes after their return (contract §9, §20). */
 export type ReturnOutcome =
@@ -102,7 +102,22 @@ export class RedirectPayments {
     const resumed = await this.resume(opened, gateway, driver, bound.settings);
     if (resumed) return resumed;
 
-    const { attempt, transaction } = await this.payments.claim(opened, null);
+    let claimed;
+    try {
+      claimed = await this.payments.claim(
+        opened,
+        null,
+        async (holder) => (await this.resumeHolder(holder, gateway, driver, bound.settings)) !== null,
+      );
+    } catch (error) {
+      // Another pick of this gateway claimed it at the same moment (a second replica, a double
+      // click): the customer goes to that attempt's session, never to a second one.
+      if (!(error instanceof AttemptRefused)) throw error;
+      const same = await this.resume(error.transaction, gateway, driver, bound.settings);
+      if (same) return same;
+      throw error;
+    }
+    const { attempt, transaction } = claimed;
     let started;
     try {
       started = await driver.start({
@@ -236,8 +251,18 @@ export class RedirectPayments {
   ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
-    const destination = holder?.provider ? storedDestination(holder.provider) : null;
-    if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
+    return holder ? this.resumeHolder(holder, gateway, driver, settings) : null;
+  }
+
+  /** The session of `holder` when it is a pending attempt on this gateway that the provider keeps open. */
+  private async resumeHolder(
+    holder: PaymentAttempt,
+    gateway: Gateway,
+    driver: RedirectDriver,
+    settings: Parameters<RedirectDriver['inquire']>[0]['settings'],
+  ): Promise<CustomerDestination | null> {
+    const destination = holder.provider ? storedDestination(holder.provider) : null;
+    if (holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
     const known = await driver
       .inquire({ gateway, settings, referenceNumber: holder.referenceNumber, provider: holder.provider })
       .catch(() => undefined);

@@ -116,6 +116,18 @@ describe('paying through a redirect driver (Stripe) with two replicas on two Gal
     }
   }
 
+  /** The replicas' log lines (warnings and above) that name one of `texts`, for a failure's message. */
+  function logsAbout(texts: string[]): string {
+    return [a, b]
+      .flatMap((replica, n) =>
+        replica.output.stdout
+          .split('\n')
+          .filter((line) => /"level":[4-6]0/.test(line) && texts.some((t) => line.includes(t)))
+          .map((line) => `[replica ${'AB'[n]}] ${line.slice(0, 400)}`),
+      )
+      .join('\n');
+  }
+
   /** Checkout Sessions Stripe created (not an Idempotency-Key replay), by client_reference_id. */
   function sessionsCreated(): Map<string, number> {
     const created = new Map<string, number>();
@@ -168,7 +180,11 @@ describe('paying through a redirect driver (Stripe) with two replicas on two Gal
     let resumed = 0;
     picked = ids.map((id, i) => {
       const mine = attempts.filter((x) => x.session_id === id);
-      assert.equal(mine.length, 1, `${id}: exactly one attempt`);
+      assert.equal(
+        mine.length,
+        1,
+        `${id}: exactly one attempt (${JSON.stringify({ attempts: mine, picks: pairs[i] })})\n${logsAbout(mine.map((x) => x.reference_number))}`,
+      );
       const [attempt] = mine;
       const holder = holders.find((h) => h.session_id === id);
       assert.equal(holder?.state, 'created', `${id}: still payable`);
