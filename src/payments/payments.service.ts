@@ -224,12 +224,21 @@ export class PaymentsService {
    * reference number). Refused with the transaction's real state when it is not payable or another
    * attempt holds it (after waiting a moment for that one to settle). An attempt found holding it
    * long after its request should have finished is settled first.
+   *
+   * `keepsHolder` says whether the caller goes back to the attempt holding the transaction rather
+   * than have it ended: a redirect pick of the same gateway whose provider session is still open,
+   * when another pick (a second replica, a double click) claimed it at the same moment (contract
+   * §20, docs/decisions.md). The claim is then refused at once, with the transaction as it is now.
    */
-  async claim(opened: Transaction, card: AttemptCard | null): Promise<Claimed> {
+  async claim(
+    opened: Transaction,
+    card: AttemptCard | null,
+    keepsHolder?: (holder: PaymentAttempt) => Promise<boolean>,
+  ): Promise<Claimed> {
     for (let round = 1; ; round++) {
       const claimed = await this.tryClaim(opened.id, card);
       if (claimed) return claimed;
-      await this.afterRefusedClaim(opened.sessionId, round);
+      await this.afterRefusedClaim(opened.sessionId, round, keepsHolder);
     }
   }
 
@@ -261,14 +270,23 @@ export class PaymentsService {
    * read (for {@link CLAIM_ROUNDS} rounds), or the attempt holding it was overdue and has been
    * settled.
    */
-  private async afterRefusedClaim(sessionId: string, round: number): Promise<void> {
+  private async afterRefusedClaim(
+    sessionId: string,
+    round: number,
+    keepsHolder?: (holder: PaymentAttempt) => Promise<boolean>,
+  ): Promise<void> {
     let current = await this.expiredIfDue(await this.transactions.get(sessionId));
     if (!isPayable(current.state)) throw notPayable(current);
     if (!current.attemptInFlight) {
       if (round < CLAIM_ROUNDS) return;
       throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
     }
-    if (round === 1 && (await this.settledOverdueHolder(current.attemptInFlight))) return;
+    // One read of the holder decides both: kept as it is, or ended (a session stored after a
+    // second read must not be ended by what the first one lacked).
+    const holder = await this.attempts.findByReference(current.attemptInFlight);
+    if (holder && keepsHolder && (await keepsHolder(holder)))
+      throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
+    if (round === 1 && (await this.settledOverdueHolder(holder))) return;
     current = await this.waitWhileHeld(current);
     if (current.attemptInFlight) throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
     if (!isPayable(current.state)) throw notPayable(current);
@@ -280,12 +298,11 @@ export class PaymentsService {
   }
 
   /**
-   * Settles the attempt `referenceNumber` when it is overdue, or ends it when it is a redirect
-   * attempt whose customer has come back to pay another way (its provider session is made
-   * unpayable first: docs/decisions.md); true when it was tried (settled or not).
+   * Settles `holder`, the attempt holding the transaction, when it is overdue, or ends it when it
+   * is a redirect attempt whose customer has come back to pay another way (its provider session is
+   * made unpayable first: docs/decisions.md); true when it was tried (settled or not).
    */
-  private async settledOverdueHolder(referenceNumber: string): Promise<boolean> {
-    const holder = await this.attempts.findByReference(referenceNumber);
+  private async settledOverdueHolder(holder: PaymentAttempt | null): Promise<boolean> {
     if (holder && holder.provider !== null && holder.result === 'pending') {
       const ended = await this.settlement.abandon(holder).catch((error: unknown) => {
         this.logger.warn({ err: error }, 'Could not end a redirect attempt');

@@ -21,7 +21,7 @@ import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
-import { notPayable, PaymentsService } from './payments.service';
+import { AttemptRefused, notPayable, PaymentsService } from './payments.service';
 
 /** Where the customer goes after their return (contract §9, §20). */
 export type ReturnOutcome =
@@ -129,7 +129,23 @@ export class RedirectPayments {
     const resumed = await this.resume(opened, gateway, driver, bound.settings, save !== null);
     if (resumed) return resumed;
 
-    const { attempt, transaction } = await this.payments.claim(opened, save ? CARD_TO_BE_DESCRIBED : null);
+    let claimed;
+    try {
+      claimed = await this.payments.claim(
+        opened,
+        save ? CARD_TO_BE_DESCRIBED : null,
+        async (holder) =>
+          (await this.resumeHolder(holder, gateway, driver, bound.settings, save !== null)) !== null,
+      );
+    } catch (error) {
+      // Another pick of this gateway claimed it at the same moment (a second replica, a double
+      // click): the customer goes to that attempt's session, never to a second one.
+      if (!(error instanceof AttemptRefused)) throw error;
+      const same = await this.resume(error.transaction, gateway, driver, bound.settings, save !== null);
+      if (same) return same;
+      throw error;
+    }
+    const { attempt, transaction } = claimed;
     let started;
     try {
       started = await driver.start({
@@ -291,8 +307,22 @@ export class RedirectPayments {
   ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
-    const destination = holder?.provider ? storedDestination(holder.provider) : null;
-    if (!holder || holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
+    return holder ? this.resumeHolder(holder, gateway, driver, settings, save) : null;
+  }
+
+  /**
+   * The session of `holder` when it is a pending attempt on this gateway that the provider keeps
+   * open, and that saves the card exactly when this pick does.
+   */
+  private async resumeHolder(
+    holder: PaymentAttempt,
+    gateway: Gateway,
+    driver: RedirectDriver,
+    settings: Parameters<RedirectDriver['inquire']>[0]['settings'],
+    save: boolean,
+  ): Promise<CustomerDestination | null> {
+    const destination = holder.provider ? storedDestination(holder.provider) : null;
+    if (holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
     if ((holder.card?.save ?? false) !== save) return null;
     const known = await driver
       .inquire({ gateway, settings, referenceNumber: holder.referenceNumber, provider: holder.provider })

@@ -138,6 +138,19 @@ export async function stopReplica(replica: RunningService | undefined): Promise<
 
 const adminHeader = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
+/** One admin API call (contract §8) through a replica, as the ADMIN user; `path` after `admin/`. */
+export function adminCall(
+  replica: RunningService,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer> {
+  return call(method, `${replica.url}/b/checkout/v1/admin/${path}`, {
+    body,
+    headers: { Authorization: adminHeader },
+  });
+}
+
 /** KWD and USD, a `sandbox` gateway and an API key, through the admin API; the `Authorization` value. */
 export async function seedThrough(replica: RunningService): Promise<string> {
   const admin = (path: string, body: unknown) =>

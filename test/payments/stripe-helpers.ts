@@ -66,3 +66,17 @@ export async function attemptsOf(ds: DataSource, sessionId: string): Promise<Att
 export function sessionIdOf(row: AttemptRow): string {
   return (JSON.parse(row.provider_data ?? '{}') as { session_id?: string }).session_id ?? '';
 }
+
+/**
+ * The `settings` of a `stripe` gateway stored through the admin API (contract §20, "Configuring a
+ * driver") that talks to the simulator: what a test gives service processes it cannot override in
+ * place (the Galera cluster's replicas), saved encrypted under their SECRETS_KEY.
+ */
+export function storedStripeSettings(sim: StripeSimulator, timeoutMs = 5000): Record<string, unknown> {
+  return {
+    secret_key: sim.secretKey,
+    webhook_secret: sim.webhookSecret,
+    api_base_url: sim.baseUrl,
+    timeout_ms: timeoutMs,
+  };
+}

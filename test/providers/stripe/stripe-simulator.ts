@@ -366,6 +366,18 @@ export class StripeSimulator {
   }
 
   /**
+   * Sends a recorded event to `url` instead of `webhookUrl`, newly signed: Stripe's one endpoint
+   * reached through a load balancer that picks a replica. The Galera cluster tests send the same
+   * event to two replicas at once, as Stripe's retry of a delivery whose answer was lost would
+   * (https://docs.stripe.com/webhooks#retries, https://docs.stripe.com/webhooks#handle-duplicate-events).
+   */
+  deliverEvent(eventId: string, url: string): Promise<Delivery> {
+    const event = this.events.find((e) => e.id === eventId);
+    if (!event) throw new Error(`no event ${eventId}`);
+    return this.deliver(event, { url });
+  }
+
+  /**
    * Sends an event that Stripe did not send: made here of `type` and `object` (or given whole),
    * signed with `secret` (default: a wrong one), or with `timestamp` (e.g. a stale one), or with a
    * literal `signature` header. The event is not recorded in `events`.
@@ -1172,7 +1184,7 @@ export class StripeSimulator {
    */
   private async deliver(
     event: StripeObject,
-    options: { secret?: string; timestamp?: number; signature?: string } = {},
+    options: { secret?: string; timestamp?: number; signature?: string; url?: string } = {},
   ): Promise<Delivery> {
     const body = JSON.stringify(event, null, 2);
     const signature =
@@ -1187,9 +1199,10 @@ export class StripeSimulator {
       at: Date.now(),
     };
     this.deliveries.push(delivery);
-    if (!this.webhookUrl) return delivery;
+    const target = options.url ?? this.webhookUrl;
+    if (!target) return delivery;
     try {
-      const response = await fetch(this.webhookUrl, {
+      const response = await fetch(target, {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json; charset=utf-8',
