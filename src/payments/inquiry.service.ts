@@ -58,7 +58,9 @@ export class InquiryService {
     }
     if (body.webhook_url && !this.config.webhookAllowPrivate && isBlockedLiteralHost(url)) {
       throw new FieldErrors({
-        webhook_url: ['This URL points at a private or local address, which is not allowed.'],
+        webhook_url: [
+          'This URL points at a private or local address, which is not allowed unless the service runs with WEBHOOK_ALLOW_PRIVATE=true (local development; set it and restart).',
+        ],
       });
     }
     return url;

@@ -162,7 +162,9 @@ describe('TransactionValidator', () => {
     assert.deepEqual(
       await errorsOf(body({ webhook_url: 'http://127.0.0.1/hook', shortify_attachment_url: true })),
       {
-        webhook_url: ['This URL points at a private or local address, which is not allowed.'],
+        webhook_url: [
+          'This URL points at a private or local address, which is not allowed unless the service runs with WEBHOOK_ALLOW_PRIVATE=true (local development; set it and restart).',
+        ],
         shortify_attachment_url: ['An attachment is required to shortify its URL.'],
       },
     );

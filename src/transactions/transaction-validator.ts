@@ -94,7 +94,7 @@ export class TransactionValidator {
       addFieldError(
         errors,
         'webhook_url',
-        'This URL points at a private or local address, which is not allowed.',
+        'This URL points at a private or local address, which is not allowed unless the service runs with WEBHOOK_ALLOW_PRIVATE=true (local development; set it and restart).',
       );
     }
     if (

@@ -6,7 +6,9 @@ import { HttpReceiver } from '../sinks/http-receiver';
 import { createErrors, createTransaction as createTx, txnPath } from '../transactions/helpers';
 import { adminEvents, createTransaction, dataSourceOf, eventually, FAST_DELIVERY_ENV } from './event-helpers';
 
-const PRIVATE_URL = ['This URL points at a private or local address, which is not allowed.'];
+const PRIVATE_URL = [
+  'This URL points at a private or local address, which is not allowed unless the service runs with WEBHOOK_ALLOW_PRIVATE=true (local development; set it and restart).',
+];
 
 /**
  * SSRF (contract §4 `webhook_url`, §6): IPv6 forms that carry an IPv4 address — IPv4-compatible

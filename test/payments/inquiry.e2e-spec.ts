@@ -218,7 +218,9 @@ describe('inquiry without private webhook targets allowed', () => {
       .send({ session_id: id, notify_webhook_url: true, webhook_url: 'http://127.0.0.1:9/hook' })
       .expect(400);
     assert.deepEqual(res.body, {
-      webhook_url: ['This URL points at a private or local address, which is not allowed.'],
+      webhook_url: [
+        'This URL points at a private or local address, which is not allowed unless the service runs with WEBHOOK_ALLOW_PRIVATE=true (local development; set it and restart).',
+      ],
     });
   });
 });

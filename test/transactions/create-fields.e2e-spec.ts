@@ -9,7 +9,9 @@ import { createErrors, createTransaction, postTransaction, TXN_PATH } from './he
 
 const NOT_STRING = ['Not a valid string.'];
 const maxLength = (n: number) => [`Ensure this field has no more than ${n} characters.`];
-const PRIVATE_URL = ['This URL points at a private or local address, which is not allowed.'];
+const PRIVATE_URL = [
+  'This URL points at a private or local address, which is not allowed unless the service runs with WEBHOOK_ALLOW_PRIVATE=true (local development; set it and restart).',
+];
 const address = (overrides: Record<string, unknown> = {}) => ({
   line1: 'Block 1, Street 2',
   city: 'Kuwait City',

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { BodyRefused, bodyParserError } from '../errors/body-errors';
 import { BodyGate } from './body-gate';
 import { jsonBody, rejectInvalidUtf8 } from './json-body';
+import { rejectJsonSentAsForm } from './json-sent-as-form';
 import { MAX_JSON_DEPTH } from './json-depth';
 
 /** contract §1: JSON and urlencoded bodies over 1 MB → 413. */
@@ -32,7 +33,10 @@ export class RequestBodies {
     parameterLimit: 1000,
     // qs counts the levels below the body: `a[b]` is 1, so 31 makes the body's 32 (contract §17).
     depth: MAX_JSON_DEPTH - 1,
-    verify: rejectInvalidUtf8,
+    verify: (req: IncomingMessage, res: unknown, body: Buffer, encoding: string) => {
+      rejectInvalidUtf8(req, res, body, encoding);
+      rejectJsonSentAsForm(body);
+    },
   } as Parameters<typeof express.urlencoded>[0]);
 
   constructor(private readonly gate: BodyGate) {}
