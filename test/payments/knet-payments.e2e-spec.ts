@@ -17,10 +17,9 @@ import {
   pageForm,
   seedKnetGateways,
 } from './knet-helpers';
+import { CapturedLogs } from '../setup/captured-logs';
 
 const INQUIRY = '/b/pbl/v2/inquiry/';
-/** The real `fs` module object (an ES import would give a frozen copy of its bindings). */
-const fs = process.getBuiltinModule('node:fs');
 
 /**
  * Paying through KNET (contract §20; docs/gateways/knet.md) end to end over HTTP, against the KNET
@@ -36,34 +35,12 @@ describe('KNET driver: pay, result post, return, operate', () => {
   let d: TransactionDriver;
   let sim: KnetSimulator;
   let ds: DataSource;
-  const logs: string[] = [];
   const trandatas: string[] = [];
-  const originalWriteSync = fs.writeSync;
-  const originalWrite = fs.write;
-  /** A pino line for stdout/stderr: collected (and kept out of the test report) instead of written. */
-  const capture = (fd: unknown, data: unknown): number | null => {
-    if ((fd === 1 || fd === 2) && (typeof data === 'string' || Buffer.isBuffer(data))) {
-      const text = String(data);
-      if (text.startsWith('{"level"')) {
-        logs.push(text);
-        return Buffer.byteLength(text);
-      }
-    }
-    return null;
-  };
+  const logCapture = new CapturedLogs();
+  const logs = logCapture.lines;
 
   before(async () => {
-    (fs as { writeSync: unknown }).writeSync = (fd: number, data: unknown, ...rest: unknown[]): number =>
-      capture(fd, data) ?? (originalWriteSync as (...args: unknown[]) => number).call(fs, fd, data, ...rest);
-    (fs as { write: unknown }).write = (fd: number, data: unknown, ...rest: unknown[]): void => {
-      const written = capture(fd, data);
-      if (written === null) {
-        (originalWrite as (...args: unknown[]) => void).call(fs, fd, data, ...rest);
-        return;
-      }
-      const callback = rest[rest.length - 1] as (error: null, n: number) => void;
-      process.nextTick(() => callback(null, written));
-    };
+    logCapture.start();
     sim = await KnetSimulator.start();
     t = await startApp({
       env: { LOG_LEVEL: 'debug', PAYMENT_RECONCILE_SECONDS: '1', PAYMENT_ATTEMPT_TIMEOUT_SECONDS: '2' },
@@ -77,8 +54,7 @@ describe('KNET driver: pay, result post, return, operate', () => {
   after(async () => {
     await sim?.close();
     await t?.close();
-    (fs as { writeSync: unknown }).writeSync = originalWriteSync;
-    (fs as { write: unknown }).write = originalWrite;
+    logCapture.stop();
   });
 
   const base = () => `${t.url}/b/checkout/v1/gateways`;

@@ -4,9 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { TEST_CARDS, TransactionDriver, testPayPath } from '../factories/transaction-states';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
+import { CapturedLogs } from '../setup/captured-logs';
 
-/** The real `fs` module object (an ES import would give a frozen copy of its bindings). */
-const fs = process.getBuiltinModule('node:fs');
 const DIGITS = Object.values(TEST_CARDS).map((c) => c.replace(/ /g, ''));
 
 /**
@@ -17,41 +16,18 @@ describe('card numbers never reach the logs', () => {
   let t: TestApp;
   let s: Seeded;
   let d: TransactionDriver;
-  const captured: string[] = [];
-  const originalWriteSync = fs.writeSync;
-  const originalWrite = fs.write;
-  /** A pino line for stdout/stderr: captured (and kept out of the test report) instead of written. */
-  const capture = (fd: unknown, data: unknown): number | null => {
-    if ((fd === 1 || fd === 2) && (typeof data === 'string' || Buffer.isBuffer(data))) {
-      const text = String(data);
-      if (text.startsWith('{"level"')) {
-        captured.push(text);
-        return Buffer.byteLength(text);
-      }
-    }
-    return null;
-  };
+  const logCapture = new CapturedLogs();
+  const captured = logCapture.lines;
 
   before(async () => {
-    (fs as { writeSync: unknown }).writeSync = (fd: number, data: unknown, ...rest: unknown[]): number =>
-      capture(fd, data) ?? (originalWriteSync as (...args: unknown[]) => number).call(fs, fd, data, ...rest);
-    (fs as { write: unknown }).write = (fd: number, data: unknown, ...rest: unknown[]): void => {
-      const written = capture(fd, data);
-      if (written === null) {
-        (originalWrite as (...args: unknown[]) => void).call(fs, fd, data, ...rest);
-        return;
-      }
-      const callback = rest[rest.length - 1] as (error: null, n: number) => void;
-      process.nextTick(() => callback(null, written));
-    };
+    logCapture.start();
     t = await startApp({ env: { LOG_LEVEL: 'trace' } });
     s = await seedBasics(t);
     d = new TransactionDriver(t, s.apiKey);
   });
   after(async () => {
     await t.close();
-    (fs as { writeSync: unknown }).writeSync = originalWriteSync;
-    (fs as { write: unknown }).write = originalWrite;
+    logCapture.stop();
   });
 
   it('logs requests, but not the card of any attempt (helper, page, malformed input)', async () => {

@@ -9,9 +9,7 @@ import { StripeSimulator } from '../providers/stripe/stripe-simulator';
 import { gatewayInput, seedBasics, type Seeded } from '../setup/fixtures';
 import { startApp, type TestApp } from '../setup/test-app';
 import { attemptsOf, seedStripeGateways, sessionIdOf, stripeSettings } from './stripe-helpers';
-
-/** The real `fs` module object (an ES import would give a frozen copy of its bindings). */
-const fs = process.getBuiltinModule('node:fs');
+import { CapturedLogs } from '../setup/captured-logs';
 
 const CARDS = '/b/pbl/v2/card/';
 const AUTO_DEBIT = '/b/pbl/v2/auto-debit/';
@@ -45,33 +43,11 @@ describe('Stripe saved cards: save on Stripe’s page, charge off-session', () =
   let d: TransactionDriver;
   let sim: StripeSimulator;
   let ds: DataSource;
-  const logLines: string[] = [];
-  const originalWriteSync = fs.writeSync;
-  const originalWrite = fs.write;
-  /** A pino line for stdout/stderr: kept for the last test instead of written. */
-  const capture = (fd: unknown, data: unknown): number | null => {
-    if ((fd === 1 || fd === 2) && (typeof data === 'string' || Buffer.isBuffer(data))) {
-      const text = String(data);
-      if (text.startsWith('{"level"')) {
-        logLines.push(text);
-        return Buffer.byteLength(text);
-      }
-    }
-    return null;
-  };
+  const logCapture = new CapturedLogs();
+  const logLines = logCapture.lines;
 
   before(async () => {
-    (fs as { writeSync: unknown }).writeSync = (fd: number, data: unknown, ...rest: unknown[]): number =>
-      capture(fd, data) ?? (originalWriteSync as (...args: unknown[]) => number).call(fs, fd, data, ...rest);
-    (fs as { write: unknown }).write = (fd: number, data: unknown, ...rest: unknown[]): void => {
-      const written = capture(fd, data);
-      if (written === null) {
-        (originalWrite as (...args: unknown[]) => void).call(fs, fd, data, ...rest);
-        return;
-      }
-      const callback = rest[rest.length - 1] as (error: null, n: number) => void;
-      process.nextTick(() => callback(null, written));
-    };
+    logCapture.start();
     sim = await StripeSimulator.start();
     t = await startApp({
       env: { LOG_LEVEL: 'trace', PAYMENT_RECONCILE_SECONDS: '1', PAYMENT_ATTEMPT_TIMEOUT_SECONDS: '2' },
@@ -97,8 +73,7 @@ describe('Stripe saved cards: save on Stripe’s page, charge off-session', () =
   after(async () => {
     await sim.stop();
     await t.close();
-    (fs as { writeSync: unknown }).writeSync = originalWriteSync;
-    (fs as { write: unknown }).write = originalWrite;
+    logCapture.stop();
   });
 
   const get = (path: string) => fetch(new URL(path, t.url), { redirect: 'manual' });
