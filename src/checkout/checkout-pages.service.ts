@@ -291,7 +291,7 @@ export class CheckoutPagesService {
     const cards = await this.pageCards(transaction, gateway);
     const card = cardOfPageReference(cards, transaction.sessionId, reference);
     if (!card) throw new FieldErrors({ token: [NOT_A_PAGE_CARD] });
-    return { savedCardToken: card.token, cvc: typedCvc };
+    return { savedCardToken: card.token, cvc: typedCvc, cardholderPresent: true };
   }
 
   /**

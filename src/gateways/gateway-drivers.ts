@@ -125,10 +125,10 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
       text('merchant_name', 'The name shown on the Hosted Payment Page.'),
       TIMEOUT_MS,
     ],
-    // Capture (also partial), void, refund (also partial) as MPGS transaction operations. Saved
-    // cards (MPGS tokens) are not offered by the driver yet: until they are, it cannot save cards.
+    // Capture (also partial), void, refund (also partial) as MPGS transaction operations; saved
+    // cards are MPGS tokens (the merchant profile needs gateway tokenization).
     operations: ALL_OPERATIONS,
-    tokenizable: false,
+    tokenizable: true,
     currencies: null,
   },
   {

@@ -41,7 +41,10 @@ export const ATTEMPT_IN_PROGRESS = 'A payment attempt for this transaction is al
  * or one of their saved cards by token (with the CVC the customer typed on the page; none for a
  * merchant-initiated charge).
  */
-export type PaymentCard = { card: NewCard; save: boolean } | { savedCardToken: string; cvc?: string };
+export type PaymentCard =
+  | { card: NewCard; save: boolean }
+  /** A saved card: picked on the payment page (`cardholderPresent`), or charged by auto-debit. */
+  | { savedCardToken: string; cvc?: string; cardholderPresent?: boolean };
 
 export interface AttemptRequest {
   /** Never stored or logged beyond what AttemptCard keeps. */
@@ -183,7 +186,11 @@ export class PaymentsService {
       if (isExpired(saved.expiryMonth, saved.expiryYear))
         throw new FieldErrors({ token: ['This card has expired.'] });
       return {
-        charge: { gatewayToken: saved.gatewayToken, cvc: payWith.cvc },
+        charge: {
+          gatewayToken: saved.gatewayToken,
+          cvc: payWith.cvc,
+          ...(payWith.cardholderPresent ? { cardholderPresent: true } : {}),
+        },
         keep: {
           brand: saved.brand,
           last4: saved.last4,

@@ -277,6 +277,12 @@ export class RedirectPayments {
       );
       return notice.reply;
     }
+    if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
+      // A notification names the payment, not the card it saves: the provider is asked with what
+      // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
+      await this.settlement.finish(attempt, false);
+      return notice.reply;
+    }
     await this.settlement.conclude(attempt, notice.outcome, false);
     return notice.reply;
   }

@@ -246,7 +246,7 @@ describe('admin gateways: driver settings and secrets', () => {
         settings: mpgsSettings({ api_base_url: 'http://127.0.0.1:9999', timeout_ms: 9000 }),
       });
       assert.equal((sim.settings as Record<string, unknown>).api_base_url, 'http://127.0.0.1:9999');
-      assert.equal(sim.tokenizable, false, 'the mpgs driver does not save cards yet');
+      assert.equal(sim.tokenizable, true, 'the mpgs driver saves cards (MPGS tokens)');
       // ... and stays a sandbox gateway while that URL is http.
       assert.deepEqual(await patch('mpgs-sim', { type: 'production' }, 400), {
         settings: { api_base_url: ['Enter an https URL (http only on a sandbox gateway).'] },

@@ -41,9 +41,11 @@ export interface PayInput extends DriverCall {
   /**
    * What to charge: the card number (digits only; used for this call only, never stored, never
    * logged), or the gateway's token of a card it saved earlier (contract §15) with the CVC when the
-   * customer is present (the payment page), none for a merchant-initiated charge.
+   * customer typed one (the payment page of a card_form gateway), none otherwise.
+   * `cardholderPresent`: the customer picked the saved card on our page (a cardholder-initiated
+   * charge); absent for a merchant-initiated one (auto-debit).
    */
-  card: { number: string } | { gatewayToken: string; cvc?: string };
+  card: { number: string } | { gatewayToken: string; cvc?: string; cardholderPresent?: boolean };
   /** Tokenize the card: on success the outcome carries the gateway's token for it. */
   saveCard: boolean;
 }

@@ -12,7 +12,10 @@ import {
   type InquiryAnswer,
   type InquiryInput,
   type NotificationInput,
+  type PayInput,
+  type ProviderCard,
   type ProviderData,
+  type ProviderOutcome,
   type ProviderNotification,
   type RedirectDriver,
   type StartInput,
@@ -22,7 +25,7 @@ import {
 import { MpgsClient, type MpgsCallLogger } from '../providers/mpgs/mpgs-client';
 import { MpgsApiError } from '../providers/mpgs/mpgs-errors';
 import type { MpgsSettingsInput } from '../providers/mpgs/mpgs-settings';
-import type { MpgsOrder, MpgsTransaction } from '../providers/mpgs/mpgs-types';
+import type { MpgsCardDetails, MpgsOrder, MpgsToken, MpgsTransaction } from '../providers/mpgs/mpgs-types';
 import { ProviderDriver } from './provider-driver';
 
 export const MPGS_PG = 'mpgs';
@@ -68,7 +71,13 @@ const PAYING_TYPES = new Set(['PAYMENT', 'AUTHORIZATION']);
  * - capture, void, refund: transaction operations, `PUT …/order/{reference}/transaction/{id}` with an
  *   id derived from the operation's key, so a retry names the same transaction
  *   (https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/integrate-hosted-checkout/subsequent-operations/,
- *   https://developer.mastercard.com/mastercard-gateway/documentation/concepts/order-trans-concepts/identifiers/).
+ *   https://developer.mastercard.com/mastercard-gateway/documentation/concepts/order-trans-concepts/identifiers/);
+ * - saved cards (contract §15): a session that saves is marked `save_card`; once its order is paid,
+ *   CREATE TOKEN from the session stores the card at the gateway, and the token is our gateway
+ *   token of it (with the repository's "Unique Account Identifier" management the same card keeps
+ *   one token, which then also tells one card from another). {@link pay} charges a token: PAY with
+ *   `storedOnFile: STORED`, by the merchant (auto-debit) or by the cardholder on our page with the
+ *   security code (https://developer.mastercard.com/mastercard-gateway/documentation/security-and-fraud/cred-file-transc/).
  *
  * MPGS documents no operation that ends a checkout session, so abandoning one only reads the order.
  */
@@ -105,6 +114,7 @@ export class MpgsDriver extends ProviderDriver implements RedirectDriver {
         script_url: scriptUrl,
         started_at: new Date(now).toISOString(),
         resume_until: new Date(now + SESSION_RESUMABLE_MS).toISOString(),
+        ...(input.saveCard ? { save_card: '1' } : {}),
       },
       destination: { kind: 'script_page', scriptUrl, sessionId: session.sessionId },
     };
@@ -129,8 +139,37 @@ export class MpgsDriver extends ProviderDriver implements RedirectDriver {
 
   async inquire(input: InquiryInput): Promise<InquiryAnswer> {
     const order = await this.orderOf(input);
-    if (order) return orderAnswer(order);
-    return sessionMayPay(input.provider) ? 'open' : null;
+    if (!order) return sessionMayPay(input.provider) ? 'open' : null;
+    const answer = orderAnswer(order);
+    return answer !== 'open' && answer?.result === 'success' && input.provider?.save_card
+      ? this.withSavedCard(answer, input)
+      : answer;
+  }
+
+  /**
+   * A paid session that saves its card: CREATE TOKEN from the session (contract §15). The payment
+   * stands whatever happens here; a gateway that refuses to tokenize (no token repository, a card
+   * scheme it does not store) leaves the card unsaved, logged. No answer in time throws: the
+   * outcome is asked again later, and the card saved then.
+   */
+  private async withSavedCard(answer: ProviderOutcome, input: InquiryInput): Promise<ProviderOutcome> {
+    const sessionId = input.provider?.session_id;
+    if (!sessionId) return answer;
+    let token: MpgsToken;
+    try {
+      token = await this.clientFor(input.settings).tokenizeSession(sessionId, {
+        background: input.background,
+      });
+    } catch (error) {
+      if (!(error instanceof MpgsApiError) || error.status >= 500) throw error;
+      this.logger.warn(
+        { referenceNumber: input.referenceNumber, cause: error.errorCause },
+        'MPGS did not save the card of a paid session; the payment stands, the card is not saved',
+      );
+      return answer;
+    }
+    const card = cardOfToken(token);
+    return card ? { ...answer, card, gatewayToken: token.token } : answer;
   }
 
   /**
@@ -163,9 +202,44 @@ export class MpgsDriver extends ProviderDriver implements RedirectDriver {
       : { kind: 'outcome', referenceNumber: reference, outcome: answer };
   }
 
-  /** Saved cards (PAY with a token) are not offered through this driver yet. */
-  pay(): Promise<AttemptOutcome> {
-    return Promise.reject(new Error('The mpgs driver takes the card on the Hosted Payment Page (start)'));
+  /**
+   * Charges a saved card (contract §15): PAY, or AUTHORIZE, with its token on a new order named by
+   * the attempt's reference, under a transaction id derived from it, so a retry names the same
+   * transaction. The cardholder on our page is a CIT with the security code they typed; auto-debit
+   * is merchant-initiated. MPGS refusing the request (an unknown token) → error, nothing charged;
+   * no answer, or a transaction not yet decided → throws, and inquiry reads the order later.
+   */
+  async pay(input: PayInput): Promise<AttemptOutcome> {
+    if (!('gatewayToken' in input.card))
+      throw new Error('The mpgs driver takes new cards on the Hosted Payment Page (start), never here');
+    const client = this.clientFor(input.settings);
+    let done: MpgsTransaction;
+    try {
+      done = await client.payWithToken({
+        orderId: input.referenceNumber,
+        transactionId: hexId(`${input.referenceNumber}\npay`),
+        amount: input.amount,
+        currency: input.currencyCode,
+        digits: await this.digitsOf(input.currencyCode),
+        token: input.card.gatewayToken,
+        operation: input.operation === 'authorize' ? 'AUTHORIZE' : 'PAY',
+        ...(input.card.cardholderPresent || input.card.cvc !== undefined
+          ? { cardholder: input.card.cvc !== undefined ? { securityCode: input.card.cvc } : {} }
+          : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof MpgsApiError) || error.status >= 500) throw error;
+      this.logger.warn(
+        { referenceNumber: input.referenceNumber, cause: error.errorCause, field: error.field },
+        'MPGS refused to charge a saved card',
+      );
+      return { result: 'error', responseCode: error.errorCause.slice(0, 32) };
+    }
+    const responseCode = (done.response?.gatewayCode ?? done.result).slice(0, 32);
+    const provider = { transaction_id: done.transaction.id };
+    if (done.result === 'SUCCESS') return { result: 'success', responseCode, provider };
+    if (done.result === 'FAILURE') return { result: 'declined', responseCode, provider };
+    throw new Error(`MPGS answered a saved-card payment ${done.result}; inquiry decides`);
   }
 
   async followUp(input: FollowUpInput): Promise<FollowUpOutcome> {
@@ -299,10 +373,50 @@ function sessionMayPay(provider: ProviderData | null | undefined): boolean {
  */
 function transactionIdFor(input: FollowUpInput): string {
   if (!input.operationKey) return randomBytes(TRANSACTION_ID_HEX / 2).toString('hex');
-  return createHash('sha256')
-    .update(`${input.referenceNumber}\n${input.operation}\n${input.operationKey}`, 'utf8')
-    .digest('hex')
-    .slice(0, TRANSACTION_ID_HEX);
+  return hexId(`${input.referenceNumber}\n${input.operation}\n${input.operationKey}`);
+}
+
+/** A transaction id that is the same every time for the same `seed`. */
+function hexId(seed: string): string {
+  return createHash('sha256').update(seed, 'utf8').digest('hex').slice(0, TRANSACTION_ID_HEX);
+}
+
+/**
+ * The card a token stands for, as contract §15 keeps it: brand, last four, expiry. MPGS keeps no
+ * name with it, and the token stands in for a fingerprint (one card, one token, with the
+ * repository's "Unique Account Identifier" management). Null when the answer lacks a part.
+ */
+function cardOfToken(token: MpgsToken): ProviderCard | null {
+  const details: MpgsCardDetails | undefined = token.sourceOfFunds?.provided?.card;
+  const last4 = /(\d{4})$/.exec(details?.number ?? '')?.[1];
+  const expiry = expiryOf(details?.expiry);
+  if (!details?.brand || !last4 || !expiry) return null;
+  return {
+    brand: brandName(details.brand),
+    last4,
+    expiryMonth: expiry.month,
+    expiryYear: expiry.year,
+    nameOnCard: '',
+    fingerprint: token.token,
+  };
+}
+
+/** `"MMYY"` (tokens) or `{month, year}` (transactions) → numbers, the year in four digits. */
+function expiryOf(expiry: MpgsCardDetails['expiry']): { month: number; year: number } | null {
+  const [month, year] =
+    typeof expiry === 'string'
+      ? [expiry.slice(0, 2), expiry.slice(2)]
+      : [expiry?.month ?? '', expiry?.year ?? ''];
+  const m = Number(month);
+  const y = Number(year);
+  if (!/^\d{1,2}$/.test(month) || !/^\d{2}(\d{2})?$/.test(year) || m < 1 || m > 12) return null;
+  return { month: m, year: y < 100 ? 2000 + y : y };
+}
+
+/** MPGS's brand (`MASTERCARD`, `VISA`, `AMEX`, …) as a display name. */
+function brandName(brand: string): string {
+  const known: Record<string, string> = { MASTERCARD: 'Mastercard', VISA: 'Visa', AMEX: 'American Express' };
+  return known[brand] ?? brand.charAt(0) + brand.slice(1).toLowerCase();
 }
 
 /** A notification's body (the RETRIEVE TRANSACTION answer), numbers kept as text; null when unreadable. */

@@ -400,9 +400,31 @@ describe('MPGS client against the MPGS simulator', () => {
     assert.deepEqual(sim.requestsFor('PAY').at(-1)?.body, {
       apiOperation: 'PAY',
       order: { amount: '3.250', currency: 'KWD' },
-      sourceOfFunds: { type: 'CARD', token: saved.token },
+      sourceOfFunds: { type: 'CARD', token: saved.token, provided: { card: { storedOnFile: 'STORED' } } },
       transaction: { source: 'MERCHANT' },
       agreement: { id: 'agr-1', type: 'UNSCHEDULED' },
+    });
+    // The cardholder on our page: a CIT, with the security code when one was typed, no agreement.
+    const present = await client.payWithToken({
+      orderId: `cit-${newTransactionId().slice(0, 12)}`,
+      transactionId: '1',
+      amount: '1.5',
+      currency: 'KWD',
+      digits: 3,
+      token: saved.token,
+      agreementId: 'agr-1',
+      cardholder: { securityCode: '100' },
+    });
+    assert.equal(present.transaction.source, 'INTERNET');
+    assert.deepEqual(sim.requestsFor('PAY').at(-1)?.body, {
+      apiOperation: 'PAY',
+      order: { amount: '1.500', currency: 'KWD' },
+      sourceOfFunds: {
+        type: 'CARD',
+        token: saved.token,
+        provided: { card: { storedOnFile: 'STORED', securityCode: '100' } },
+      },
+      transaction: { source: 'INTERNET' },
     });
     const token = await client.retrieveToken(saved.token);
     assert.equal(token.sourceOfFunds?.provided?.card?.number, '512345xxxxxx0008');

@@ -104,6 +104,8 @@ export class MpgsSimulator {
   private readonly tokens = new Map<string, SimCard>();
   private delay = { ms: 0, remaining: 0 };
   private failures: InjectedFailure[] = [];
+  /** Failures for the next call of one operation (e.g. CREATE_TOKEN), whatever comes between. */
+  private readonly operationFailures = new Map<string, InjectedFailure>();
 
   constructor(options: MpgsSimulatorOptions = {}) {
     this.merchantId = options.merchantId ?? 'TESTCHECKOUT01';
@@ -169,6 +171,17 @@ export class MpgsSimulator {
     }
   }
 
+  /** The next call of `operation` (e.g. `CREATE_TOKEN`) gets `failure` instead of its answer. */
+  failOperation(operation: string, failure: Partial<InjectedFailure> = {}): void {
+    const cause = failure.cause ?? 'SERVER_BUSY';
+    const status = failure.status ?? (cause === 'SERVER_BUSY' ? 503 : cause === 'SERVER_FAILED' ? 500 : 400);
+    this.operationFailures.set(operation, {
+      status,
+      cause,
+      explanation: failure.explanation ?? `Simulated ${cause}`,
+    });
+  }
+
   /** Requests whose operation is `operation`. */
   requestsFor(operation: string): RecordedRequest[] {
     return this.requests.filter((request) => request.operation === operation);
@@ -194,6 +207,19 @@ export class MpgsSimulator {
     if (totalAuthorizedAmount !== undefined) order.totalAuthorizedAmount = new Decimal(totalAuthorizedAmount);
     if (totalCapturedAmount !== undefined) order.totalCapturedAmount = new Decimal(totalCapturedAmount);
     if (totalRefundedAmount !== undefined) order.totalRefundedAmount = new Decimal(totalRefundedAmount);
+  }
+
+  /** The stored card a token stands for (tests read it; the API never shows the number). */
+  tokenCard(token: string): SimCard | undefined {
+    return this.tokens.get(token);
+  }
+
+  /** Changes the expiry a token holds (as CREATE OR UPDATE TOKEN would): `MM/YY` picks the outcome. */
+  setTokenExpiry(token: string, expiry: string): void {
+    const card = this.tokens.get(token);
+    if (!card) throw new Error(`No token ${token}`);
+    const [month, year] = expiry.split('/');
+    this.tokens.set(token, { ...card, month, year });
   }
 
   /** The session's `successIndicator` (what a matching `resultIndicator` equals). */
@@ -312,7 +338,8 @@ export class MpgsSimulator {
       this.delay.remaining--;
       await pause(this.delay.ms);
     }
-    const injected = this.failures.shift();
+    const injected = this.operationFailures.get(operation ?? '') ?? this.failures.shift();
+    this.operationFailures.delete(operation ?? '');
     if (injected) {
       sendJson(res, injected.status, {
         result: 'ERROR',
@@ -512,8 +539,25 @@ export class MpgsSimulator {
     const amount = amountField(orderInput, 'order.amount', currency);
     const sourceOfFunds = objectField(body, 'sourceOfFunds');
     const token = requiredString(sourceOfFunds, 'sourceOfFunds.token', 'token');
-    const card = this.tokens.get(token);
-    if (!card) throw invalid('sourceOfFunds.token', `Value '${token}' is not a valid token`);
+    const stored = this.tokens.get(token);
+    if (!stored) throw invalid('sourceOfFunds.token', `Value '${token}' is not a valid token`);
+    const provided = ((sourceOfFunds.provided as Record<string, unknown> | undefined)?.card ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const storedOnFile = provided.storedOnFile;
+    if (
+      storedOnFile !== undefined &&
+      !['NOT_STORED', 'STORED', 'TO_BE_STORED'].includes(scalarText(storedOnFile))
+    )
+      throw invalid(
+        'sourceOfFunds.provided.card.storedOnFile',
+        `Value '${scalarText(storedOnFile)}' is invalid`,
+      );
+    const securityCode = provided.securityCode;
+    if (securityCode !== undefined && !/^\d{3,4}$/.test(scalarText(securityCode)))
+      throw invalid('sourceOfFunds.provided.card.securityCode', 'Value is invalid');
+    const card = securityCode === undefined ? stored : { ...stored, csc: scalarText(securityCode) };
     const existing = this.orders.get(orderId);
     if (existing && existing.transactions.some((t) => t.result === 'SUCCESS')) {
       throw invalid('order.id', 'Order already has a successful payment');
@@ -674,7 +718,10 @@ export class MpgsSimulator {
       if ('problem' in read) throw invalid('sourceOfFunds.provided.card.number', read.problem);
       card = read.card;
     }
-    const token = `9${Array.from(randomBytes(15), (b) => String(b % 10)).join('')}`;
+    // The repository's "Unique Account Identifier" management: a card already stored keeps its
+    // token (its details updated); a new one gets a random token.
+    const stored = [...this.tokens].find(([, known]) => known.number === card.number)?.[0];
+    const token = stored ?? `9${Array.from(randomBytes(15), (b) => String(b % 10)).join('')}`;
     this.tokens.set(token, card);
     return tokenView(token, card);
   }

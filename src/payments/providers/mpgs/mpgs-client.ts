@@ -223,10 +223,12 @@ export class MpgsClient {
   }
 
   /**
-   * A merchant-initiated PAY (or AUTHORIZE) with a saved card's gateway token (contract §15,
-   * §20 "Saved cards"): `sourceOfFunds.token`, `transaction.source: MERCHANT`, and the agreement
-   * the card was saved under when one is given
-   * (https://developer.mastercard.com/mastercard-gateway/documentation/build/direct-payment/integrate-gateway-features/using-multiple-sources-of-payment/).
+   * PAY (or AUTHORIZE) with a saved card's gateway token (contract §15, §20 "Saved cards"):
+   * `sourceOfFunds.token` with `storedOnFile: STORED`, and who starts it — the merchant
+   * (`transaction.source: MERCHANT`, auto-debit, with the agreement the card was saved under when
+   * one is given) or the cardholder on our page (`INTERNET`, with the security code they typed)
+   * (https://developer.mastercard.com/mastercard-gateway/documentation/security-and-fraud/cred-file-transc/,
+   * https://developer.mastercard.com/mastercard-gateway/documentation/tutorials-and-guides/guides/multiple-payment-sources/).
    * A transaction operation, see {@link capture}.
    */
   payWithToken(
@@ -241,6 +243,8 @@ export class MpgsClient {
       agreementId?: string;
       description?: string;
       notificationUrl?: string;
+      /** The cardholder pays on our page (a CIT), with the security code when they typed one. */
+      cardholder?: { securityCode?: string };
     },
     options: MpgsCallOptions = {},
   ): Promise<MpgsTransaction> {
@@ -253,9 +257,20 @@ export class MpgsClient {
         ...(input.description ? { description: input.description } : {}),
         ...(input.notificationUrl ? { notificationUrl: input.notificationUrl } : {}),
       },
-      sourceOfFunds: { type: 'CARD', token: input.token },
-      transaction: { source: 'MERCHANT' },
-      ...(input.agreementId ? { agreement: { id: input.agreementId, type: 'UNSCHEDULED' } } : {}),
+      sourceOfFunds: {
+        type: 'CARD',
+        token: input.token,
+        provided: {
+          card: {
+            storedOnFile: 'STORED',
+            ...(input.cardholder?.securityCode ? { securityCode: input.cardholder.securityCode } : {}),
+          },
+        },
+      },
+      transaction: { source: input.cardholder ? 'INTERNET' : 'MERCHANT' },
+      ...(input.agreementId && !input.cardholder
+        ? { agreement: { id: input.agreementId, type: 'UNSCHEDULED' } }
+        : {}),
     };
     return this.transactionCall(operation, input.orderId, input.transactionId, body, options);
   }
