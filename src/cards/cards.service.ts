@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { mayUseGateway, type Principal } from '../auth/principal';
 import { NotFound } from '../common/errors/domain-errors';
 import type { GatewayType } from '../gateways/gateway.entity';
+import { savedCardAsksCvc } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { toCardDto } from './card.view';
 import { CardsRepository } from './cards.repository';
@@ -25,10 +26,14 @@ export class CardsService {
     const codes = await this.reachableCodes(principal, type);
     const wanted = pgCodes ? codes.filter((code) => pgCodes.includes(code)) : codes;
     const cards = await this.cards.list(customerId, wanted);
-    if (agreementId === undefined || agreementId === null) return cards.map((card) => toCardDto(card));
     // With an agreement: only the card last used for it, as an array of at most one card.
-    const card = await this.cards.lastUsedFor(agreementId, cards);
-    return card ? [toCardDto(card)] : [];
+    const shown =
+      agreementId === undefined || agreementId === null
+        ? cards
+        : [await this.cards.lastUsedFor(agreementId, cards)].filter((card) => card !== null);
+    return Promise.all(
+      shown.map(async (card) => toCardDto(card, savedCardAsksCvc(await this.gateways.lookup(card.pgCode)))),
+    );
   }
 
   /** Deletes a saved card; another customer's, another type's or an unknown token → 404. */

@@ -179,6 +179,16 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
   },
 ];
 
+/**
+ * Whether the customer types the CVC to pay with a card saved on this gateway (a card's
+ * `cvv_required`, contract §15): on a `card_form` gateway's page, yes; a redirect provider charges
+ * its own saved card without one. An unknown gateway (deleted since) → true, the safe answer.
+ */
+export function savedCardAsksCvc(gateway: { pg: string } | null): boolean {
+  const flow = GATEWAY_DRIVERS.find((driver) => driver.pg === gateway?.pg)?.flow;
+  return flow === undefined || flow === 'card_form';
+}
+
 /** The driver catalogue as an injectable: what the admin API, the console and the payments read. */
 @Injectable()
 export class GatewayDrivers {

@@ -5,6 +5,7 @@ import { CardsRepository } from '../cards/cards.repository';
 import { Money } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import type { Gateway } from '../gateways/gateway.entity';
+import { savedCardAsksCvc } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { gatewaySummary } from '../gateways/gateway-summary';
 import type { PaymentMethodsRequestDto } from './dto/payment-methods-request.dto';
@@ -34,7 +35,9 @@ export class PaymentMethodsService {
       : [];
     return {
       payment_methods: found.map((gateway) => this.toMethod(gateway)),
-      customer_payment_methods: cards.map((card) => toCardDto(card)),
+      customer_payment_methods: cards.map((card) =>
+        toCardDto(card, savedCardAsksCvc(found.find((gateway) => gateway.code === card.pgCode) ?? null)),
+      ),
     };
   }
 

@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
 import type { EventDetails } from '../transactions/events/event-payload';
 import type { GatewayOperation } from '../gateways/gateway.entity';
+import { savedCardAsksCvc } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Trigger } from '../transactions/state-machine';
 import type { Transaction } from '../transactions/transaction.entity';
@@ -97,7 +98,12 @@ export class AttemptSettlement {
       await this.attempts.markSettled(attempt.referenceNumber, manager);
       // Saved before the event, which carries it (the webhook's `token`).
       const card = await this.cardOf(attempt, answer, change.transaction, manager);
-      await this.transitions.record(manager, change, card ? { ...details, card: toCardDto(card) } : details);
+      const asksCvc = card ? savedCardAsksCvc(await this.gateways.lookup(card.pgCode, manager)) : false;
+      await this.transitions.record(
+        manager,
+        change,
+        card ? { ...details, card: toCardDto(card, asksCvc) } : details,
+      );
       return change.transaction;
     });
     if (settled) return settled;

@@ -26,6 +26,7 @@ interface CardJson {
   number: string;
   expiry_month: string;
   expiry_year: string;
+  cvv_required: boolean;
 }
 
 interface PayBody {
@@ -166,6 +167,7 @@ describe('MPGS saved cards: save on the Hosted Payment Page, charge the token', 
     assert.equal(card.expiry_month, '01');
     assert.equal(card.expiry_year, '2039');
     assert.equal(card.name_on_card, '');
+    assert.equal(card.cvv_required, false, 'our page asks no CVC for an MPGS saved card');
     const mpgsToken = await gatewayTokenOf(card.token);
     assert.equal(
       sim.tokenCard(mpgsToken)?.number,

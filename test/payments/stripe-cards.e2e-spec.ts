@@ -27,6 +27,7 @@ interface CardJson {
   expiry_month: string;
   expiry_year: string;
   agreements: string[];
+  cvv_required: boolean;
 }
 
 /**
@@ -196,6 +197,7 @@ describe('Stripe saved cards: save on Stripe’s page, charge off-session', () =
     assert.equal(card.expiry_month, '11');
     assert.equal(card.expiry_year, '2031');
     assert.equal(card.name_on_card, 'Ada Lovelace');
+    assert.equal(card.cvv_required, false, 'Stripe charges its saved card without a CVC');
     assert.ok(card.token.length >= 32);
     const body = JSON.stringify(cards);
     assert.doesNotMatch(body, /pm_|cus_|4242424242424242/, 'no Stripe id or card number in the listing');
