@@ -15,7 +15,7 @@
 // Prints the session's output when a command fails; exits 1 then. `--verbose` always prints it.
 //   node scripts/readme-tour.mjs [--verbose]
 //   node scripts/readme-tour.mjs --check <dir> <comment>    (used by the session's __tour_check)
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,8 +74,8 @@ function holds(value, name, expected) {
   return Object.values(value).some((item) => holds(item, name, expected));
 }
 
-/** `--check`: the last answer against one `# → ` comment; a message per mismatch. */
-function check(dir, comment) {
+/** `--check`: the last answer (in `dir`) against one `# → ` comment; a message per mismatch. */
+export function check(dir, comment) {
   const statusFile = join(dir, 'status');
   if (!existsSync(statusFile)) return ['no curl answered since the last check'];
   const status = readFileSync(statusFile, 'utf8').trim();
@@ -191,6 +191,11 @@ async function startService(dir) {
 /** Runs the whole tour; resolves with { ok, transcript, blocks, checks }. */
 async function runTour({ verbose }) {
   const blocks = tourBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  for (const tool of ['curl', 'jq']) {
+    if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0) {
+      throw new Error(`the README's examples need ${tool} (Debian: apt-get install ${tool})`);
+    }
+  }
   const dir = mkdtempSync(join(tmpdir(), 'checkout-readme-'));
   const work = join(dir, 'work');
   mkdirSync(work);
@@ -232,11 +237,13 @@ async function runTour({ verbose }) {
   }
 }
 
-if (process.argv[2] === '--check') {
-  const problems = check(process.argv[3], process.argv[4]);
-  for (const problem of problems) process.stderr.write(`    ${problem}\n`);
-  process.exit(problems.length === 0 ? 0 : 1);
-} else if (import.meta.url === `file://${process.argv[1]}` || process.argv[1] === SELF) {
+/** The command line: the tour, or `--check` for the session's __tour_check. */
+async function main() {
+  if (process.argv[2] === '--check') {
+    const problems = check(process.argv[3], process.argv[4]);
+    for (const problem of problems) process.stderr.write(`    ${problem}\n`);
+    process.exit(problems.length === 0 ? 0 : 1);
+  }
   const started = performance.now();
   const verbose = process.argv.includes('--verbose');
   let result;
@@ -257,3 +264,6 @@ if (process.argv[2] === '--check') {
     `README tour passed: ${result.blocks} blocks, ${result.checks} answers checked, in ${seconds} s`,
   );
 }
+
+// Run as a script; imported (by its test), only the exports.
+if (resolve(process.argv[1] ?? '') === SELF) void main();
