@@ -4,7 +4,8 @@
 // and the e2e tests. `--unit`, `--services` and `--e2e` run only those tiers (they combine);
 // TEST_FILTER (a regex on the path) narrows every tier. With CI=true the MySQL leg is mandatory: an
 // unreachable server fails the run. Elsewhere a missing server is reported plainly and the leg is
-// skipped. Ends with the OpenAPI lint and a "N passed, N failed" line.
+// skipped. The e2e tier ends with the README tour (scripts/readme-tour.mjs, on SQLite only); the
+// whole run with the OpenAPI lint and a "N passed, N failed" line.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,6 +127,16 @@ if (serviceFiles.length + e2eFiles.length > 0) {
       `\n*** MySQL leg DID NOT RUN: no MySQL at ${mysqlUrl} (${problem}). Start MariaDB to run it.`,
     );
   }
+}
+// The README as a tested tour (scripts/readme-tour.mjs): once, on the embedded database, with the
+// e2e tier (and when TEST_FILTER names README.md).
+if (runs('--e2e') && (!filter || filter.test('README.md'))) {
+  console.log('\n=== README tour ===');
+  const tour = spawnSync(process.execPath, ['scripts/readme-tour.mjs'], { stdio: 'inherit' });
+  if (tour.status !== 0) {
+    totals.failed += 1;
+    exitCode |= 1;
+  } else totals.passed += 1;
 }
 if (chosen.length === 0) {
   console.log('\n=== OpenAPI lint (redocly) ===');

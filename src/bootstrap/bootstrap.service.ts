@@ -1,18 +1,20 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { ApiKeysService } from '../auth/api-keys/api-keys.service';
 import { UsersService } from '../auth/users/users.service';
 import { AppConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { GATEWAY_DEFAULTS, GatewaysService } from '../gateways/gateways.service';
+import { generatedPassword } from './generated-password';
 
 const DEMO_CURRENCIES = ['KWD', 'USD', 'EUR', 'GBP', 'SAR', 'AED', 'BHD', 'QAR', 'OMR', 'EGP', 'JPY'];
 
 /**
  * Start-up data (contract §8 "Bootstrap"): the admin from ADMIN_USERNAME/ADMIN_PASSWORD; and on the
  * embedded default with neither set, a first start creates an admin, an API key, demo currencies
- * and a `sandbox` gateway, and prints the credentials once (to stdout, not to the log).
+ * and a `sandbox` gateway, and prints the credentials once (to stdout, not to the log), with the
+ * `export` lines the README's tour starts from. On MySQL with no user at all, the log says how to
+ * create the first admin (`npm run admin:create`).
  */
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
@@ -33,11 +35,18 @@ export class BootstrapService implements OnApplicationBootstrap {
       this.logger.log(`Admin user "${this.config.adminUsername}" is ready`);
     } else if (this.config.isEmbeddedDatabase && (await this.users.count()) === 0) {
       await this.firstStart();
+    } else if (!this.config.isEmbeddedDatabase && (await this.users.count()) === 0) {
+      this.logger.warn(
+        'This database has no user yet. Create the first admin with `npm run admin:create` ' +
+          '(DATABASE_URL set as for the service; it prints a generated password once, or takes ' +
+          'ADMIN_USERNAME and ADMIN_PASSWORD), or start with ADMIN_USERNAME and ADMIN_PASSWORD set. ' +
+          'Then add currencies, a gateway and an API key through the admin API (README, "With MySQL / MariaDB").',
+      );
     }
   }
 
   private async firstStart(): Promise<void> {
-    const password = randomBytes(12).toString('base64url');
+    const password = generatedPassword();
     await this.users.create({ username: 'admin', password, isAdmin: true, gatewayCodes: ['sandbox'] });
     const { key } = await this.apiKeys.issue('dev key (first start)');
     for (const code of DEMO_CURRENCIES) {
@@ -63,6 +72,11 @@ export class BootstrapService implements OnApplicationBootstrap {
         `  admin user : admin / ${password}`,
         `  API key    : ${key}`,
         `  gateway    : sandbox (test cards: 4111 1111 1111 1111 pays, 4000 0000 0000 0002 declines)`,
+        '',
+        "For the README's examples, paste these into your shell:",
+        `  export CHECKOUT_URL=${base}`,
+        `  export CHECKOUT_API_KEY='${key}'`,
+        `  export CHECKOUT_ADMIN_PASSWORD='${password}'`,
         '',
         'Create a payment transaction:',
         `  curl -s -X POST ${base}/b/checkout/v1/pymt-txn/ \\`,

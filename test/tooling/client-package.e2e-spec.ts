@@ -102,7 +102,7 @@ describe('the @checkout/client package', () => {
   /** Compiles `project` with the repository's tsc, runs it, and checks what it created. */
   async function compileAndRun(name: string, main: string): Promise<void> {
     await run(process.execPath, [TSC, '-p', 'tsconfig.json'], join(dir, name));
-    const stdout = await run(process.execPath, [main], join(dir, name), { API_KEY: apiKey });
+    const stdout = await run(process.execPath, [main], join(dir, name), { CHECKOUT_API_KEY: apiKey });
     const [sessionId, state] = stdout.trim().split(' ');
     assert.equal(state, 'created', stdout);
     const stored = await t.http().get(`/b/checkout/v1/pymt-txn/${sessionId}/`).expect(200);
