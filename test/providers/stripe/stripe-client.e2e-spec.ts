@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import {
@@ -338,6 +339,29 @@ describe('Stripe client against the simulator', () => {
       idempotencyKey,
     );
     assert.equal(retried.id, created.id, 'no second session');
+  });
+
+  it('gives up on a connection not up within the connect limit (a TLS server that never answers the handshake), long before timeout_ms', async () => {
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const stuck = new StripeClient(
+        { secret_key: sim.secretKey, api_base_url: `https://127.0.0.1:${port}`, timeout_ms: 5000 },
+        { connectTimeoutMs: 250 },
+      );
+      const started = Date.now();
+      const error = await failure(stuck.retrieveCheckoutSession('cs_test_never'));
+      const took = Date.now() - started;
+      assert.equal(error.type, 'StripeConnectionError');
+      assert.equal(describeStripeError(error).kind, 'unknown');
+      assert.equal(sockets.length, 1, 'one connection tried, no retry');
+      assert.ok(took >= 200 && took < 2000, `gave up after ${took} ms, not timeout_ms`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 
   it('does not retry unless told to; retries an idempotent call when told to', async () => {

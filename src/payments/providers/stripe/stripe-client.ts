@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import Stripe from 'stripe';
 import { fromStripeAmount, toStripeAmount } from './stripe-amounts';
+import { connectLimitedAgent } from '../connect-limited-agent';
 import {
+  CONNECT_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
   STRIPE_API_BASE_URL,
@@ -95,7 +97,7 @@ export class StripeClient {
   private readonly webhookSecret: string | null;
   private readonly logger = new Logger('Stripe');
 
-  constructor(settings: StripeSettings) {
+  constructor(settings: StripeSettings, options: { connectTimeoutMs?: number } = {}) {
     if (!settings.secret_key) throw new Error('Stripe settings need a secret_key.');
     this.timeoutMs = Math.min(settings.timeout_ms ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     this.webhookSecret = settings.webhook_secret || null;
@@ -109,6 +111,9 @@ export class StripeClient {
       port: base.port || (protocol === 'http' ? 80 : 443),
       protocol,
       timeout: this.timeoutMs,
+      // The SDK's timeout covers the whole call; the connection has its own, shorter limit
+      // (contract §20 "Provider calls"), as the MPGS and KNET clients have.
+      httpAgent: connectLimitedAgent(protocol, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
       maxNetworkRetries: 0,
       telemetry: false,
       appInfo: { name: 'Checkout' },

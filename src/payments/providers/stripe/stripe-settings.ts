@@ -18,6 +18,8 @@ export interface StripeSettings {
 
 export const STRIPE_API_BASE_URL = 'https://api.stripe.com';
 export const DEFAULT_TIMEOUT_MS = 8000;
+/** The connection (TCP and TLS) must be up within this (contract §20 "Provider calls"). */
+export const CONNECT_TIMEOUT_MS = 5000;
 export const MAX_TIMEOUT_MS = 9000;
 /** Calls nobody waits on (the reconciler, inquiry of old attempts) may take this long (contract §20). */
 export const BACKGROUND_TIMEOUT_MS = 20_000;
