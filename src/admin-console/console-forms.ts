@@ -113,6 +113,8 @@ export function formFields(
   errors: FieldErrorList | undefined,
   /** Error keys that fields outside the specs show (so they are not listed again below). */
   shownElsewhere: string[] = [],
+  /** A hint under a field, by field name (e.g. "leave empty to keep" under a password). */
+  hints: Record<string, string> = {},
 ): SafeHtml {
   const label = (name: string) => labels[name] ?? name;
   const fields = specs.map((spec) => {
@@ -136,6 +138,7 @@ export function formFields(
       type: spec.kind === 'password' ? 'password' : 'text',
       required: spec.required,
       autocomplete: spec.kind === 'password' ? 'new-password' : undefined,
+      hint: hints[spec.name],
     });
   });
   return html`${fields}${otherErrors(errors, [...specs.map((s) => s.name), ...shownElsewhere])}`;

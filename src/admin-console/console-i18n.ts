@@ -1,4 +1,8 @@
 import type { PageLanguage } from '../checkout/i18n';
+import { html, type SafeHtml } from '../common/html/html';
+import type { DeliveryStatus } from '../events/delivery.entity';
+import type { AttemptResult } from '../payments/payment-attempt.entity';
+import { TRANSACTION_STATES, type TransactionState } from '../transactions/transaction-state';
 
 /** The admin console's words (contract §19): English, and Arabic written right-to-left. */
 export interface ConsoleStrings {
@@ -57,8 +61,9 @@ export interface ConsoleStrings {
   createdAt: string;
   status: string;
   active: string;
-  revokedOn: (when: string) => string;
-  expiredOn: (when: string) => string;
+  /** A key's status with its date (the date is markup: a `<time>` that reads left-to-right). */
+  revokedOn: (when: SafeHtml) => SafeHtml;
+  expiredOn: (when: SafeHtml) => SafeHtml;
   revoke: string;
   revoked: string;
   none: string;
@@ -91,6 +96,14 @@ export interface ConsoleStrings {
   redelivered: string;
   noWebhookUrl: string;
   notFound: string;
+  /** A transaction's state (and the event of the same name) as the console shows it. */
+  states: Record<TransactionState, string>;
+  /** A payment attempt's result. */
+  attemptResults: Record<AttemptResult, string>;
+  /** A webhook or e-mail delivery's status. */
+  deliveryStatuses: Record<DeliveryStatus, string>;
+  /** The transaction page's field names, by API field name. */
+  transactionFields: Record<string, string>;
 }
 
 const EN: ConsoleStrings = {
@@ -172,8 +185,8 @@ const EN: ConsoleStrings = {
   createdAt: 'Created',
   status: 'Status',
   active: 'Active',
-  revokedOn: (when) => `Revoked ${when}`,
-  expiredOn: (when) => `Expired ${when}`,
+  revokedOn: (when) => html`Revoked ${when}`,
+  expiredOn: (when) => html`Expired ${when}`,
   revoke: 'Revoke',
   revoked: 'The key is revoked.',
   none: 'None yet.',
@@ -205,6 +218,14 @@ const EN: ConsoleStrings = {
   redelivered: 'A new delivery of the webhook is queued.',
   noWebhookUrl: 'The transaction has no webhook URL to deliver to.',
   notFound: 'Not found.',
+  // English shows the API's own names: what the API, webhooks and the docs call them.
+  states: Object.fromEntries(TRANSACTION_STATES.map((state) => [state, state])) as Record<
+    TransactionState,
+    string
+  >,
+  attemptResults: { pending: 'pending', success: 'success', declined: 'declined', error: 'error' },
+  deliveryStatuses: { pending: 'pending', delivered: 'delivered', failed: 'failed', skipped: 'skipped' },
+  transactionFields: {},
 };
 
 const AR: ConsoleStrings = {
@@ -286,8 +307,8 @@ const AR: ConsoleStrings = {
   createdAt: 'أُنشئ',
   status: 'الحالة',
   active: 'نشط',
-  revokedOn: (when) => `أُلغي ${when}`,
-  expiredOn: (when) => `انتهى ${when}`,
+  revokedOn: (when) => html`أُلغي ${when}`,
+  expiredOn: (when) => html`انتهى ${when}`,
   revoke: 'إلغاء',
   revoked: 'تم إلغاء المفتاح.',
   none: 'لا شيء بعد.',
@@ -319,6 +340,42 @@ const AR: ConsoleStrings = {
   redelivered: 'تمت جدولة تسليم جديد للويب هوك.',
   noWebhookUrl: 'لا يوجد رابط ويب هوك لهذه المعاملة.',
   notFound: 'غير موجود.',
+  states: {
+    created: 'أُنشئت',
+    paid: 'مدفوعة',
+    authorized: 'مفوَّضة',
+    captured: 'محصَّلة',
+    failed: 'فاشلة',
+    error: 'خطأ',
+    canceled: 'ملغاة',
+    expired: 'منتهية الصلاحية',
+    voided: 'مُبطَلة',
+    refunded: 'مستردّة',
+  },
+  attemptResults: { pending: 'قيد المعالجة', success: 'ناجحة', declined: 'مرفوضة', error: 'خطأ' },
+  deliveryStatuses: { pending: 'قيد الانتظار', delivered: 'تم التسليم', failed: 'فشل', skipped: 'تم التخطي' },
+  transactionFields: {
+    session_id: 'معرّف الجلسة',
+    state: 'الحالة',
+    amount: 'المبلغ',
+    currency_code: 'العملة',
+    pg_codes: 'رموز البوابات',
+    operation: 'العملية',
+    type: 'نوع الدفع',
+    order_no: 'رقم الطلب',
+    customer_email: 'بريد العميل',
+    customer_phone: 'هاتف العميل',
+    paid_amount: 'المبلغ المدفوع',
+    captured_amount: 'المبلغ المحصَّل',
+    refunded_amount: 'المبلغ المسترد',
+    voided_amount: 'المبلغ المُبطَل',
+    webhook_url: 'رابط الويب هوك',
+    redirect_url: 'رابط إعادة التوجيه',
+    created_at: 'أُنشئت في',
+    updated_at: 'حُدّثت في',
+    expires_at: 'تنتهي في',
+    deleted_at: 'حُذفت في',
+  },
 };
 
 export const consoleStrings = (language: PageLanguage): ConsoleStrings => (language === 'ar' ? AR : EN);

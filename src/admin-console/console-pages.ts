@@ -5,9 +5,11 @@ import { html, raw, SafeHtml } from '../common/html/html';
 import type { EventDto } from '../events/event-admin.dto';
 import type { SearchPage } from '../transactions/transaction-search.service';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
-import { TRANSACTION_STATES } from '../transactions/transaction-state';
-import { consoleStrings } from './console-i18n';
-import { checkbox, csrfInput, dateText, FieldErrorList, otherErrors, textField } from './console-templates';
+import type { DeliveryStatus } from '../events/delivery.entity';
+import type { AttemptResult } from '../payments/payment-attempt.entity';
+import { TRANSACTION_STATES, type TransactionState } from '../transactions/transaction-state';
+import { consoleStrings, type ConsoleStrings } from './console-i18n';
+import { checkbox, csrfInput, dateTime, FieldErrorList, otherErrors, textField } from './console-templates';
 
 /** A masked payment attempt as the console shows it (never more of the card than the last four). */
 export interface AttemptView {
@@ -88,11 +90,11 @@ export function apiKeysBody(
 ): SafeHtml {
   const t = consoleStrings(language);
   const now = Date.now();
-  const status = (key: ApiKeyDto): string =>
+  const status = (key: ApiKeyDto): SafeHtml | string =>
     key.revoked_at
-      ? t.revokedOn(dateText(key.revoked_at))
+      ? t.revokedOn(dateTime(key.revoked_at))
       : key.expires_at && Date.parse(key.expires_at) <= now
-        ? t.expiredOn(dateText(key.expires_at))
+        ? t.expiredOn(dateTime(key.expires_at))
         : t.active;
   const issued = issuedKey
     ? html`<div class="card issued" role="status">
@@ -105,8 +107,8 @@ export function apiKeysBody(
       html`<tr>
         <td>${key.name}</td>
         <td><code>${key.prefix}</code></td>
-        <td>${dateText(key.created_at)}</td>
-        <td>${dateText(key.expires_at)}</td>
+        <td>${dateTime(key.created_at)}</td>
+        <td>${dateTime(key.expires_at)}</td>
         <td>${status(key)}</td>
         <td>
           ${
@@ -171,7 +173,7 @@ export function transactionsBody(
     <select id="state" name="state">
       <option value="">${t.anyState}</option>
       ${TRANSACTION_STATES.map(
-        (s) => html`<option value="${s}" ${form.state === s ? raw('selected') : ''}>${s}</option>`,
+        (s) => html`<option value="${s}" ${form.state === s ? raw('selected') : ''}>${t.states[s]}</option>`,
       )}
     </select>
     ${Array.isArray(errors?.state) ? html`<p class="error">${(errors.state as string[]).join(' ')}</p>` : ''}
@@ -195,10 +197,12 @@ export function transactionsBody(
               (tx) =>
                 html`<tr>
                   <td>
-                    <a href="/admin/transactions/${tx.session_id}">${dateText(tx.created_at)}</a>
+                    <a href="/admin/transactions/${tx.session_id}">${dateTime(tx.created_at)}</a>
                   </td>
-                  <td>${tx.state}${tx.deleted_at ? html` <span class="tag">${t.deleted}</span>` : ''}</td>
-                  <td class="num">${tx.amount} ${tx.currency_code}</td>
+                  <td>
+                    ${stateName(t, tx.state)}${tx.deleted_at ? html` <span class="tag">${t.deleted}</span>` : ''}
+                  </td>
+                  <td class="num"><bdi dir="ltr">${tx.amount} ${tx.currency_code}</bdi></td>
                   <td>${tx.order_no ?? ''}</td>
                   <td>${tx.customer_email}</td>
                 </tr>`,
@@ -215,6 +219,10 @@ export function transactionsBody(
     </form>
     ${results} ${nextLink ? html`<p><a href="${nextLink}" rel="next">${t.olderPage}</a></p>` : ''}`;
 }
+
+/** A state's (or an event's) name in the page's language; as is when it is none we know. */
+const stateName = (t: ConsoleStrings, state: string): string =>
+  Object.hasOwn(t.states, state) ? t.states[state as TransactionState] : state;
 
 const FIELDS: (keyof TransactionDto)[] = [
   'session_id',
@@ -238,6 +246,9 @@ const FIELDS: (keyof TransactionDto)[] = [
   'expires_at',
 ];
 
+/** Dates of the transaction page: shown as `<time>`, read in order in Arabic too. */
+const DATE_FIELDS = new Set<keyof TransactionDto>(['created_at', 'updated_at', 'expires_at']);
+
 export function transactionBody(
   language: PageLanguage,
   csrf: string,
@@ -246,7 +257,7 @@ export function transactionBody(
   events: EventDto[],
 ): SafeHtml {
   const t = consoleStrings(language);
-  const value = (v: unknown): string =>
+  const value = (v: unknown): string | SafeHtml =>
     Array.isArray(v)
       ? v.join(', ')
       : v === null || v === undefined
@@ -254,9 +265,15 @@ export function transactionBody(
         : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
           ? String(v)
           : JSON.stringify(v);
+  const shown = (f: keyof TransactionDto): string | SafeHtml =>
+    f === 'state'
+      ? stateName(t, tx.state)
+      : DATE_FIELDS.has(f)
+        ? dateTime(tx[f] as string | null)
+        : value(tx[f]);
   const fields = [
-    ...FIELDS.map((f) => [f, value(tx[f])] as const),
-    ['deleted_at', tx.deleted_at ?? ''] as const,
+    ...FIELDS.map((f) => [f, shown(f)] as const),
+    ['deleted_at', dateTime(tx.deleted_at)] as const,
   ];
   return html`<section aria-labelledby="fields">
       <h2 id="fields">${t.fields}</h2>
@@ -264,7 +281,7 @@ export function transactionBody(
         ${fields.map(
           ([name, v]) =>
             html`<div>
-              <dt>${name}</dt>
+              <dt>${t.transactionFields[name] ?? name}</dt>
               <dd>${v}</dd>
             </div>`,
         )}
@@ -273,7 +290,7 @@ export function transactionBody(
     <section aria-labelledby="history">
       <h2 id="history">${t.history}</h2>
       <ol class="history">
-        ${events.map((e) => html`<li><strong>${e.event}</strong> <span>${dateText(e.created_at)}</span></li>`)}
+        ${events.map((e) => html`<li><strong>${stateName(t, e.event)}</strong> <span>${dateTime(e.created_at)}</span></li>`)}
       </ol>
     </section>
     <section aria-labelledby="attempts">
@@ -295,11 +312,14 @@ export function transactionBody(
                 ${attempts.map(
                   (a) =>
                     html`<tr>
-                      <td>${dateText(a.createdAt)}</td>
+                      <td>${dateTime(a.createdAt)}</td>
                       <td>${a.pgCode}</td>
-                      <td>${a.result} (${a.responseCode})</td>
-                      <td>${a.card}</td>
-                      <td class="num">${a.amount} ${a.currencyCode}</td>
+                      <td>
+                        ${Object.hasOwn(t.attemptResults, a.result) ? t.attemptResults[a.result as AttemptResult] : a.result}
+                        <bdi dir="ltr">(${a.responseCode})</bdi>
+                      </td>
+                      <td><bdi dir="ltr">${a.card}</bdi></td>
+                      <td class="num"><bdi dir="ltr">${a.amount} ${a.currencyCode}</bdi></td>
                     </tr>`,
                 )}
               </tbody>
@@ -311,7 +331,9 @@ export function transactionBody(
       ${events.map(
         (e) =>
           html`<article class="card event">
-            <h3>${e.sequence}. ${e.event} <span class="muted">${dateText(e.created_at)}</span></h3>
+            <h3>
+              ${e.sequence}. ${stateName(t, e.event)} <span class="muted">${dateTime(e.created_at)}</span>
+            </h3>
             <table>
               <thead>
                 <tr>
@@ -328,7 +350,9 @@ export function transactionBody(
                     html`<tr>
                       <td>${d.channel}</td>
                       <td>${d.target}</td>
-                      <td>${d.status}</td>
+                      <td>
+                        ${Object.hasOwn(t.deliveryStatuses, d.status) ? t.deliveryStatuses[d.status as DeliveryStatus] : d.status}
+                      </td>
                       <td class="num">${d.attempts}</td>
                       <td>${d.last_error ?? ''}</td>
                     </tr>`,
@@ -345,7 +369,7 @@ export function transactionBody(
                     <button
                       type="submit"
                       class="secondary"
-                      aria-label="${t.redeliver} ${e.sequence} ${e.event}"
+                      aria-label="${t.redeliver} ${e.sequence} ${stateName(t, e.event)}"
                     >
                       ${t.redeliver}
                     </button>

@@ -146,6 +146,7 @@ export function otherErrors(errors: FieldErrorList | undefined, shown: string[])
   </ul>`;
 }
 
+/** `2026-11-26 01:33:04 UTC`: unambiguous in every language. */
 export const dateText = (value: string | Date | null | undefined): string =>
   value
     ? new Date(value)
@@ -153,5 +154,14 @@ export const dateText = (value: string | Date | null | undefined): string =>
         .replace('T', ' ')
         .replace(/\.\d{3}Z$/, ' UTC')
     : '';
+
+/**
+ * A date as markup: a `<time>` with its ISO value that reads left-to-right in an Arabic page too
+ * (else the bidi algorithm shows `UTC 01:33:04 2026-11-26`). Empty for no date.
+ */
+export const dateTime = (value: string | Date | null | undefined): SafeHtml =>
+  value
+    ? html`<time datetime="${new Date(value).toISOString()}" dir="ltr">${dateText(value)}</time>`
+    : html``;
 
 export type { ConsoleStrings };

@@ -35,7 +35,8 @@ export interface EditPage {
   title: string;
   path: string;
   specs: FormFieldSpec[];
-  hint?: string;
+  /** Hints under fields, by field name. */
+  hints?: Record<string, string>;
   extra?: ExtraFields;
 }
 
@@ -139,8 +140,7 @@ export function resourceEditBody(
 ): SafeHtml {
   const { t, csrf } = request;
   return html`<form method="post" action="${page.path}" class="card" novalidate>
-      ${csrfInput(csrf)} ${page.hint ? html`<p class="hint">${page.hint}</p>` : ''}
-      ${fieldsOf(page, t, state)}
+      ${csrfInput(csrf)} ${fieldsOf(page, t, state)}
       <button type="submit" class="primary">${t.save}</button>
     </form>
     <form method="post" action="${page.path}/delete">
@@ -151,10 +151,17 @@ export function resourceEditBody(
 
 /** The form's fields: the specs' ones, then the page's extra ones. */
 function fieldsOf(
-  page: { specs: FormFieldSpec[]; extra?: ExtraFields },
+  page: { specs: FormFieldSpec[]; extra?: ExtraFields; hints?: Record<string, string> },
   t: ConsoleStrings,
   state: FormState,
 ): SafeHtml {
-  const shown = formFields(page.specs, t.labels, state.values, state.errors, page.extra?.errorKeys);
+  const shown = formFields(
+    page.specs,
+    t.labels,
+    state.values,
+    state.errors,
+    page.extra?.errorKeys,
+    page.hints,
+  );
   return page.extra ? html`${shown}${page.extra.html(state)}` : shown;
 }

@@ -136,7 +136,7 @@ export class UsersPageController {
       title: `${request.t.nav.users}: ${user.username}`,
       path: `/admin/users/${user.id}`,
       specs: EDIT_FIELDS,
-      hint: request.t.passwordKeepHint,
+      hints: { password: request.t.passwordKeepHint },
     });
   }
 }

@@ -29,7 +29,10 @@ input[type=text] { box-sizing: border-box; width: 100%; font: inherit; font-size
 input[aria-invalid=true] { border-color: #b3261e; }
 .hint { margin: 0.25rem 0 0; color: var(--muted); font-size: 0.9rem; }
 .error { margin: 0.25rem 0 0; color: #b3261e; font-weight: 600; }
-fieldset.saved-cards { border: 1px solid #c5ccd6; border-radius: 6px; margin: 1rem 0 0; padding: 0.5rem 1rem 1rem; }
+fieldset.card-choice { border: 1px solid #c5ccd6; border-radius: 6px; margin: 1rem 0 0; padding: 0.5rem 1rem 1rem; }
+fieldset.card-choice legend label.choice { margin: 0; font-weight: 700; }
+/* A choice's own fields show only while it is chosen (no script needed; without :has all show). */
+fieldset.card-choice:not(:has(input[name=saved_card]:checked)) .choice-fields { display: none; }
 legend { font-weight: 700; padding: 0 0.25rem; }
 label.choice { display: flex; gap: 0.5rem; align-items: center; font-weight: 400; margin-block-start: 0.75rem; }
 label.choice input { width: 1.2rem; height: 1.2rem; margin: 0; }

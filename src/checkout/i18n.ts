@@ -9,7 +9,10 @@ export const NOT_A_PAGE_CARD = 'Choose one of the saved cards shown on this page
 export interface PageStrings {
   dir: 'ltr' | 'rtl';
   checkoutTitle: string;
+  /** The payment page's title for a card gateway (card form or provider page). */
   paymentTitle: string;
+  /** The payment page's title for a cash gateway (flow `offline`, contract §16). */
+  cashPaymentTitle: string;
   resultTitle: string;
   errorTitle: string;
   amount: string;
@@ -69,6 +72,7 @@ const EN: PageStrings = {
   dir: 'ltr',
   checkoutTitle: 'Checkout',
   paymentTitle: 'Card payment',
+  cashPaymentTitle: 'Cash payment',
   resultTitle: 'Payment status',
   errorTitle: 'Something went wrong',
   amount: 'Amount',
@@ -129,6 +133,7 @@ const AR: PageStrings = {
   dir: 'rtl',
   checkoutTitle: 'الدفع',
   paymentTitle: 'الدفع بالبطاقة',
+  cashPaymentTitle: 'الدفع نقدًا',
   resultTitle: 'حالة الدفع',
   errorTitle: 'حدث خطأ',
   amount: 'المبلغ',

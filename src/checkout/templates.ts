@@ -204,31 +204,6 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
   const typed = view.typed ?? {};
   const firstError = FIELD_ORDER.find((field) => errors[field]);
   const input = (spec: InputSpec) => textInput(spec, errors[spec.name], firstError === spec.name);
-  const chosenSaved = typed.saved_card ?? '';
-  const saved = view.savedCards.length
-    ? html`<fieldset class="saved-cards">
-        <legend>${t.savedCards}</legend>
-        ${view.savedCards.map(
-          (card, i) =>
-            html`<label class="choice"
-              ><input
-                type="radio"
-                name="saved_card"
-                value="${card.reference}"
-                id="saved-card-${i}"
-                ${chosenSaved === card.reference ? raw('checked') : ''}
-              />
-              <span dir="ltr">${card.label}</span></label
-            >`,
-        )}
-        <label class="choice"
-          ><input type="radio" name="saved_card" value="" ${chosenSaved === '' ? raw('checked') : ''} />
-          <span>${view.providerPage ? t.newCardOnProvider : t.newCard}</span></label
-        >
-        ${errors.saved_card ? html`<p id="saved_card-error" class="error" role="alert">${errors.saved_card}</p>` : ''}
-        ${view.providerPage ? '' : input({ name: 'saved_cvc', label: t.savedCardCvc, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
-      </fieldset>`
-    : '';
   const saveBox =
     view.save === 'none'
       ? ''
@@ -245,6 +220,8 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
           >
           ${view.save === 'required' ? html`<p id="save_card-hint" class="hint">${t.saveCardRequired}</p>` : ''}
           ${errors.save_card ? html`<p id="save_card-error" class="error" role="alert">${errors.save_card}</p>` : ''}`;
+  const newCard = html`${view.providerPage ? '' : cardInputs(input, typed, t)} ${saveBox}`;
+  const fields = view.savedCards.length ? cardChoices(view, t, input, newCard) : newCard;
   const body = html` <p class="method-name">${view.methodName}</p>
     ${summary(tx, t, payable)} ${tx.state !== 'created' ? stateNotice(tx.state as TransactionState, t) : ''}
     ${view.notice ? html`<p class="notice notice-warning" role="alert">${view.notice}</p>` : ''}
@@ -254,7 +231,7 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
         ? html`${view.isSandbox ? html`<p class="sandbox">${t.sandboxNotice}</p>` : ''}
             <form method="post" class="pay" novalidate>
               <input type="hidden" name="csrf_token" value="${view.csrfToken}" />
-              ${saved} ${view.providerPage ? '' : cardInputs(input, typed, t)} ${saveBox}
+              ${fields}
               <button type="submit" class="primary">
                 ${view.providerPage ? t.continueToProvider : t.pay}
               </button>
@@ -262,7 +239,63 @@ export function paymentPage(view: PaymentView, language: PageLanguage): string {
             <p><a href="${view.checkoutUrl}">${t.backToCheckout}</a></p>`
         : ''
     }`;
-  return layout({ language, title: t.paymentTitle, merchantName: view.merchantName, body });
+  const title = view.cashInstructions !== undefined ? t.cashPaymentTitle : t.paymentTitle;
+  return layout({ language, title, merchantName: view.merchantName, body });
+}
+
+/**
+ * A customer with saved cards chooses (contract §15): one fieldset for the saved cards, whose CVC
+ * field shows once one of them is chosen, and one for a new card, whose fields show once it is
+ * chosen. The stylesheet shows and hides them (`:has`), so this works without JavaScript; without
+ * `:has` both groups show, still labelled. The server reads only the chosen group's fields.
+ */
+function cardChoices(
+  view: PaymentView,
+  t: PageStrings,
+  input: (spec: InputSpec) => SafeHtml,
+  newCard: SafeHtml,
+): SafeHtml {
+  const chosen = view.typed?.saved_card ?? '';
+  const error = view.errors?.saved_card;
+  return html`<fieldset class="card-choice saved-cards" data-choice="saved-card">
+      <legend>${t.savedCards}</legend>
+      ${view.savedCards.map(
+        (card, i) =>
+          html`<label class="choice"
+            ><input
+              type="radio"
+              name="saved_card"
+              value="${card.reference}"
+              id="saved-card-${i}"
+              ${chosen === card.reference ? raw('checked') : ''}
+            />
+            <span dir="ltr">${card.label}</span></label
+          >`,
+      )}
+      ${error ? html`<p id="saved_card-error" class="error" role="alert">${error}</p>` : ''}
+      ${
+        view.providerPage
+          ? ''
+          : html`<div class="choice-fields">
+              ${input({ name: 'saved_cvc', label: t.savedCardCvc, autocomplete: 'cc-csc', numeric: true, maxlength: 4 })}
+            </div>`
+      }
+    </fieldset>
+    <fieldset class="card-choice new-card" data-choice="new-card">
+      <legend>
+        <label class="choice"
+          ><input
+            type="radio"
+            name="saved_card"
+            value=""
+            id="new-card"
+            ${chosen === '' ? raw('checked') : ''}
+          />
+          <span>${view.providerPage ? t.newCardOnProvider : t.newCard}</span></label
+        >
+      </legend>
+      <div class="choice-fields">${newCard}</div>
+    </fieldset>`;
 }
 
 /** The new card's fields of the card form (a card_form gateway: the sandbox). */

@@ -111,4 +111,62 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ EXPIRY_SWEEP_SECONDS: '1' }).expirySweepSeconds, 1);
     assert.equal(problemsOf({ EXPIRY_SWEEP_SECONDS: '0' }).length, 1);
   });
+
+  describe('in production (NODE_ENV=production), example secrets', () => {
+    const EXAMPLE = {
+      ADMIN_USERNAME: 'admin',
+      ADMIN_PASSWORD: 'change-me-admin-password',
+      WEBHOOK_SIGNING_KEY: 'change-me-webhook-signing-key',
+      CARD_FINGERPRINT_KEY: 'change-me-card-fingerprint-key-0123456789',
+      METRICS_TOKEN: 'change-me-metrics-token',
+      SECRETS_KEY: Buffer.from('change-me-change-me-change-me-32').toString('base64'),
+      DATABASE_URL: 'mysql://checkout:change-me-db-password@mariadb:3306/checkout',
+    };
+    const OWN = {
+      ADMIN_USERNAME: 'admin',
+      ADMIN_PASSWORD: 'a-long-admin-secret-7f3e',
+      WEBHOOK_SIGNING_KEY: 'whsec-4d1b0f9c2a7e8d11',
+      CARD_FINGERPRINT_KEY: 'cfk-0b9e4c2d7a1f6e3b8c5d2a9f0e7b4c1d',
+      METRICS_TOKEN: 'metrics-5e2a9c1b7d3f',
+      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      DATABASE_URL: 'mysql://checkout:db-secret-91a2@mariadb:3306/checkout',
+    };
+
+    it('are refused, each named, never shown', () => {
+      const problems = problemsOf({ ...EXAMPLE, NODE_ENV: 'production' });
+      assert.deepEqual(
+        problems.map((problem) => problem.split('=')[0]),
+        [
+          'ADMIN_PASSWORD',
+          'WEBHOOK_SIGNING_KEY',
+          'CARD_FINGERPRINT_KEY',
+          'METRICS_TOKEN',
+          'SECRETS_KEY',
+          'DATABASE_URL',
+        ],
+      );
+      for (const problem of problems) assert.match(problem, /^[A-Z_]+=\*: an example value/);
+      const shown = problems.join('\n');
+      for (const value of Object.values(EXAMPLE).slice(1)) assert.ok(!shown.includes(value), value);
+      assert.ok(!shown.includes('change-me-db-password'));
+    });
+
+    it("one left among secrets of one's own is refused alone, whatever its case", () => {
+      assert.deepEqual(
+        problemsOf({ ...OWN, WEBHOOK_SIGNING_KEY: 'CHANGEME-signing-key-0001', NODE_ENV: 'production' }).map(
+          (problem) => problem.split('=')[0],
+        ),
+        ['WEBHOOK_SIGNING_KEY'],
+      );
+    });
+
+    it("are accepted outside production (trying it out), and secrets of one's own in production", () => {
+      assert.equal(loadConfig(EXAMPLE).adminPassword, 'change-me-admin-password');
+      assert.equal(
+        loadConfig({ ...EXAMPLE, NODE_ENV: 'development' }).adminPassword,
+        'change-me-admin-password',
+      );
+      assert.equal(loadConfig({ ...OWN, NODE_ENV: 'production' }).adminPassword, OWN.ADMIN_PASSWORD);
+    });
+  });
 });

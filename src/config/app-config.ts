@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { dirname, join } from 'node:path';
 import { parseMysqlUrl, type MysqlUrl } from './mysql-url';
+import { placeholderSecrets } from './placeholder-secrets';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 const toBool = ({ value }: { value: unknown }): unknown => {
@@ -447,6 +448,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   if ((env.ADMIN_USERNAME === undefined) !== (env.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError(['ADMIN_USERNAME and ADMIN_PASSWORD must be set together']);
+  }
+  const placeholders = placeholderSecrets(source);
+  if (placeholders.length > 0) {
+    throw new ConfigError(
+      placeholders.map(
+        (name) =>
+          `${name}=*: an example value (it contains "change-me"); NODE_ENV=production needs a secret of your own (openssl rand -base64 32)`,
+      ),
+    );
   }
   if (env.DISPATCH_LEASE_MS !== undefined && env.DISPATCH_LEASE_MS <= (env.WEBHOOK_TIMEOUT_MS ?? 15_000)) {
     throw new ConfigError(['DISPATCH_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS']);

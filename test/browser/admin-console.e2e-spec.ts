@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AdminConfigService } from '../../src/admin-config/admin-config.service';
+import { consoleStrings } from '../../src/admin-console/console-i18n';
 import { GatewaySettings } from '../../src/gateways/gateway-settings';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { dataSourceOf, eventually, FAST_DELIVERY_ENV } from '../events/event-helpers';
@@ -255,6 +256,21 @@ describe('admin console in a real browser', () => {
     const retrieveList = () =>
       t.http().post('/b/pbl/v2/payment-methods/').set('Authorization', basic).send({ currency_code: 'KWD' });
     assert.equal((await retrieveList()).status, 200, 'the new user authenticates');
+    // "Leave empty to keep" is the password's hint, under it, not above the whole form (issue 26).
+    const password = page.getByLabel('Password');
+    assert.equal(await password.getAttribute('aria-describedby'), 'password-hint');
+    assert.equal(
+      await page.locator('#password-hint').textContent(),
+      'Leave empty to keep the current password.',
+    );
+    assert.equal(
+      await page
+        .locator('.field', { has: page.locator('#password') })
+        .locator('#password-hint')
+        .count(),
+      1,
+    );
+    assert.equal(await page.locator('form.card > p.hint').count(), 0, 'no hint above Username');
     await page.screenshot({ path: join(SHOTS, 'user.png'), fullPage: true });
     await page.getByLabel('Active').uncheck();
     await page.getByRole('button', { name: 'Save' }).click();
@@ -373,6 +389,45 @@ describe('admin console in a real browser', () => {
     await page.goto('/admin/config');
     assert.equal(await page.locator('html').getAttribute('lang'), 'ar');
     await page.screenshot({ path: join(SHOTS, 'configuration-ar.png'), fullPage: true });
+
+    // Field and state names in Arabic; dates read in order, left to right (issue 26).
+    const ar = consoleStrings('ar');
+    const d = new TransactionDriver(t, s.apiKey);
+    const tx = await d.create({ order_no: 'CONSOLE-AR', webhook_url: hook.url });
+    await d.pay(String(tx.session_id), TEST_CARDS.success);
+    await page.goto('/admin/transactions');
+    assert.equal(await page.locator('#state option[value="paid"]').textContent(), ar.states.paid);
+    await page.goto(`/admin/transactions/${String(tx.session_id)}`);
+    const names = await page.locator('dl.fields dt').allInnerTexts();
+    assert.ok(
+      names.includes(ar.transactionFields.session_id) && names.includes(ar.transactionFields.created_at),
+    );
+    assert.ok(!names.some((name) => /^[a-z_]+$/.test(name)), `no API field name left: ${names.join(', ')}`);
+    const stateField = page.locator('dl.fields div', { hasText: ar.transactionFields.state }).first();
+    assert.equal(await stateField.locator('dd').innerText(), ar.states.paid);
+    const attempt = page.locator('section[aria-labelledby="attempts"] tbody tr').first();
+    assert.match(await attempt.innerText(), new RegExp(ar.attemptResults.success));
+    const when = attempt.locator('td').first().locator('time');
+    assert.match(String(await when.getAttribute('datetime')), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(await when.getAttribute('dir'), 'ltr');
+    assert.match(await when.innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    // Rendered in reading order: on the screen the year is left of "UTC" (not "UTC 01:33:04 2026-11-26").
+    const [yearX, utcX] = await page.evaluate<[number, number]>(`(() => {
+      const text = document.querySelector('section[aria-labelledby="attempts"] tbody time').firstChild;
+      const left = (from, to) => {
+        const range = document.createRange();
+        range.setStart(text, from);
+        range.setEnd(text, to);
+        return range.getBoundingClientRect().left;
+      };
+      return [left(0, 4), left(text.length - 3, text.length)];
+    })()`);
+    assert.ok(yearX < utcX, `the year (x=${yearX}) before UTC (x=${utcX})`);
+    const statuses = await page.locator('article.event tbody td:nth-child(3)').allInnerTexts();
+    assert.ok(statuses.length > 0);
+    for (const status of statuses)
+      assert.ok(Object.values(ar.deliveryStatuses).includes(status.trim()), status);
+    await page.screenshot({ path: join(SHOTS, 'transaction-ar.png'), fullPage: true });
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -21,6 +21,17 @@ async function fillCard(page: Page, card: string): Promise<void> {
   await page.getByLabel('Name on card').fill('Test Customer');
 }
 
+/** With saved cards: only the chosen group's fields are visible (the saved card's CVC, or the new card's). */
+async function assertChoiceShows(page: Page, chosen: 'saved card' | 'new card'): Promise<void> {
+  const visible = async (label: string) => page.getByLabel(label, { exact: true }).isVisible();
+  const newCard = chosen === 'new card';
+  assert.equal(await visible('Security code (CVC) of the saved card'), !newCard, `${chosen}: saved CVC`);
+  for (const label of ['Card number', 'Expiry date (MM/YY)', 'Security code (CVC)', 'Name on card']) {
+    assert.equal(await visible(label), newCard, `${chosen}: ${label}`);
+  }
+  assert.equal(await visible('Save this card for future payments'), newCard, `${chosen}: save box`);
+}
+
 /** The merchant's site: records every request's URL and says thanks. */
 async function startMerchantSite(): Promise<{ url: string; visits: URL[]; server: Server }> {
   const visits: URL[] = [];
@@ -206,7 +217,28 @@ describe('checkout in a real browser (Debian chromium)', () => {
           .expect(200)
       ).body as { token: string }[];
       assert.ok(!(await page.content()).includes(token), 'no card token in the page');
+      // Each choice is a group of its own, and only the chosen one's fields show (issue 26).
+      const savedGroup = page.getByRole('group', { name: 'Your saved cards' });
+      const newGroup = page.getByRole('group', { name: 'A new card' });
+      assert.equal(await newGroup.getByLabel('Card number').count(), 1, 'the new card fields are its group');
+      assert.equal(await savedGroup.getByLabel('Security code (CVC) of the saved card').count(), 1);
+      await assertChoiceShows(page, 'new card');
       const savedCard = page.getByLabel('Visa **** 1111 · 12/2039');
+      await savedCard.check();
+      await assertChoiceShows(page, 'saved card');
+      await page.getByLabel('A new card').check();
+      await assertChoiceShows(page, 'new card');
+      // The page runs no script: the same without JavaScript.
+      const noScript = await browser.newContext({ javaScriptEnabled: false });
+      try {
+        const bare = await noScript.newPage();
+        await bare.goto(page.url());
+        await assertChoiceShows(bare, 'new card');
+        await bare.getByLabel('Visa **** 1111 · 12/2039').check();
+        await assertChoiceShows(bare, 'saved card');
+      } finally {
+        await noScript.close();
+      }
       await savedCard.check();
       await page.getByLabel('Security code (CVC) of the saved card').fill('123');
       await page.screenshot({ path: join(ARTIFACTS, 'payment-page-saved-card.png'), fullPage: true });

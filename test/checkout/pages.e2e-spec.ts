@@ -250,6 +250,17 @@ describe('hosted checkout and payment pages', () => {
       .expect(200);
     assert.ok(page.text.includes('<html lang="ar" dir="rtl">'));
     assert.ok(page.text.includes('إلغاء الدفع'));
+    // A card gateway's payment page is titled for a card, in either language (a cash one: cash).
+    const method = (tx.payment_methods as { redirect_url: string }[])[0];
+    assert.match(
+      (await openPaymentPage(t, method.redirect_url)).html,
+      /<h1 id="page-title">الدفع بالبطاقة<\/h1>/,
+    );
+    const english = (await d.create()).payment_methods as { redirect_url: string }[];
+    assert.match(
+      (await openPaymentPage(t, english[0].redirect_url)).html,
+      /<h1 id="page-title">Card payment<\/h1>/,
+    );
   });
 
   it('serves its stylesheet and the default gateway icon from its own origin', async () => {

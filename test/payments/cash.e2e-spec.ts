@@ -89,6 +89,10 @@ describe('cash payments', () => {
     const pagePath = pageUrl.pathname + pageUrl.search;
     const page = await t.http().get(pagePath).expect(200);
     assert.match(page.text, /data-testid="cash-instructions">Pay at our Salmiya branch/);
+    // The page says what it is for: cash, not a card (issue 26).
+    assert.match(page.text, /<h1 id="page-title">Cash payment<\/h1>/);
+    assert.match(page.text, /<title>Cash payment · /);
+    assert.doesNotMatch(page.text, /Card payment/);
     assert.doesNotMatch(page.text, /class="pay"/);
     assert.doesNotMatch(page.text, /name="card"/);
     // A forged card post, with a valid CSRF pair taken from the checkout page's cancel form.
@@ -111,6 +115,19 @@ describe('cash payments', () => {
       .send({ card: TEST_CARDS.success });
     assert.ok([400, 403].includes(helper.status), `test helper answered ${helper.status}`);
     assert.equal((await d.get(id)).state, 'created');
+  });
+
+  it('the Arabic payment page of a cash gateway is titled for cash too', async () => {
+    const tx = await d.create({ pg_codes: ['cash-main'], language: 'ar' });
+    const method = (tx.payment_methods as { redirect_url: string }[])[0];
+    const pageUrl = new URL(method.redirect_url);
+    const page = await t
+      .http()
+      .get(pageUrl.pathname + pageUrl.search)
+      .expect(200);
+    assert.ok(page.text.includes('<html lang="ar" dir="rtl">'));
+    assert.match(page.text, /<h1 id="page-title">الدفع نقدًا<\/h1>/);
+    assert.doesNotMatch(page.text, /الدفع بالبطاقة/);
   });
 
   it('the acknowledgement pays: 200 with the paid webhook payload, the event delivered', async () => {
