@@ -1,13 +1,18 @@
-// `npm run bench`: CPU per request of the BUILT service's hot paths against a bare NestJS + Express
-// ping measured in the same run (bench/ping-server.ts), on a fresh MySQL database, 10 connections.
-// Legs, one after the other: ping, create, ping, retrieve, ping. Each service leg is compared with
-// the mean of the ping legs on either side, so machine noise that drifts over the run cancels out.
-// The create leg sends a merchant's usual body (webhook_url, notifications, customer fields) to a
-// local webhook receiver and is counted until every `created` webhook has arrived.
+// `npm run bench`: CPU per request of the BUILT service's hot paths against two references measured
+// in the same run: a bare NestJS + Express ping (bench/ping-server.ts: the framework) and the floor
+// (bench/floor-server.ts: the same externally visible work with nothing else, issue 25), on a fresh
+// MySQL database, 10 connections. Each round: ping, create and floor-create, ping, retrieve and
+// floor-retrieve, ping (service and floor side by side, their order alternating per round), so
+// machine noise that drifts over the run cancels out in the service ÷ floor ratio of each round.
+// The create legs send a merchant's usual body (webhook_url, notifications, customer fields) to a
+// local webhook receiver and are counted until every `created` webhook has arrived and its attempt
+// has been recorded.
 // Per leg: requests/s, p50/p99, CPU µs per request of the server and of mariadbd (from /proc),
-// SQL statements per request (MariaDB's `Questions` counter), failures.
+// SQL statements per request (MariaDB's `Questions` counter), failures. Then per round service ÷
+// floor and service ÷ ping, and a summary (median and spread over the rounds).
 //   MYSQL_URL          server to use (default mysql://root@127.0.0.1:3306/); a fresh database is created and dropped
 //   BENCH_SECONDS      length of each leg (default 10)
+//   BENCH_ROUNDS       rounds (default 5)
 //   BENCH_CONNECTIONS  concurrent connections (default 10)
 //   BENCH_NODE_ARGS    extra node flags for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
 //   BENCH_WEB_CONCURRENCY  worker processes of the service (WEB_CONCURRENCY; default 1); CPU counts them all
@@ -29,6 +34,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PATH = '/b/checkout/v1/pymt-txn/';
 const WEBHOOK_WAIT_MS = 120_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** The same public base URL for the service and the floor: the same representation bytes. */
+const PUBLIC_BASE_URL = 'https://checkout.example.com';
 
 interface Leg {
   name: string;
@@ -201,12 +209,7 @@ async function leg(
   };
 }
 
-function printTable(legs: Leg[], ratios: string[]): void {
-  console.log(
-    `\n${CONNECTIONS} connections, ${SECONDS} s per leg, ${cpus().length} CPUs, Node ${process.version}, ` +
-      `WEB_CONCURRENCY ${process.env.BENCH_WEB_CONCURRENCY ?? '1'}, ` +
-      `load average ${loadavg()[0].toFixed(1)}\n`,
-  );
+function printTable(legs: Leg[]): void {
   console.log('| leg | req/s | CPU µs/req | mariadbd µs/req | SQL/req | p50 ms | p99 ms | failed |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const l of legs) {
@@ -216,7 +219,108 @@ function printTable(legs: Leg[], ratios: string[]): void {
     );
   }
   console.log('');
-  for (const line of ratios) console.log(line);
+}
+
+/** One round's legs by role. */
+interface Round {
+  ping: Leg[];
+  create: Leg;
+  floorCreate: Leg;
+  retrieve: Leg;
+  floorRetrieve: Leg;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const spread = (xs: number[], digits = 2): string =>
+  `median ${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+
+function roundRatios(r: Round): {
+  create: number;
+  retrieve: number;
+  createPing: number;
+  retrievePing: number;
+} {
+  const [p1, p2, p3] = r.ping;
+  return {
+    create: r.create.cpuUs / r.floorCreate.cpuUs,
+    retrieve: r.retrieve.cpuUs / r.floorRetrieve.cpuUs,
+    createPing: r.create.cpuUs / ((p1.cpuUs + p2.cpuUs) / 2),
+    retrievePing: r.retrieve.cpuUs / ((p2.cpuUs + p3.cpuUs) / 2),
+  };
+}
+
+function printSummary(rounds: Round[]): void {
+  console.log(
+    `\n## Summary: ${rounds.length} rounds, ${CONNECTIONS} connections, ${SECONDS} s per leg, ` +
+      `${cpus().length} CPUs, Node ${process.version}, WEB_CONCURRENCY ${process.env.BENCH_WEB_CONCURRENCY ?? '1'}, ` +
+      `load average ${loadavg()[0].toFixed(1)}\n`,
+  );
+  const ratios = rounds.map(roundRatios);
+  const pings = rounds.flatMap((r) => r.ping.map((l) => l.cpuUs));
+  const of = (pick: (r: Round) => Leg) => rounds.map(pick);
+  const row = (name: string, legs: Leg[]) =>
+    console.log(
+      `| ${name} | ${spread(
+        legs.map((l) => l.cpuUs),
+        0,
+      )} | ${spread(
+        legs.map((l) => l.statements),
+        1,
+      )} | ` +
+        `${spread(
+          legs.map((l) => l.p99),
+          0,
+        )} | ${legs.reduce((n, l) => n + l.failures, 0)} |`,
+    );
+  console.log('| leg | CPU µs/req | SQL/req | p99 ms | failed |');
+  console.log('|---|---|---|---|---:|');
+  row(
+    'ping',
+    rounds.flatMap((r) => r.ping),
+  );
+  row(
+    'create + its webhook',
+    of((r) => r.create),
+  );
+  row(
+    'floor-create + its webhook',
+    of((r) => r.floorCreate),
+  );
+  row(
+    'retrieve',
+    of((r) => r.retrieve),
+  );
+  row(
+    'floor-retrieve',
+    of((r) => r.floorRetrieve),
+  );
+  console.log('');
+  console.log(`create ÷ floor:   ${spread(ratios.map((x) => x.create))}   (goal ≤ 1.25)`);
+  console.log(`retrieve ÷ floor: ${spread(ratios.map((x) => x.retrieve))}   (goal ≤ 1.25)`);
+  console.log(
+    `create ÷ ping:    ${spread(
+      ratios.map((x) => x.createPing),
+      1,
+    )}`,
+  );
+  console.log(
+    `retrieve ÷ ping:  ${spread(
+      ratios.map((x) => x.retrievePing),
+      1,
+    )}`,
+  );
+  console.log(
+    `SQL per create: service ${median(of((r) => r.create).map((l) => l.statements)).toFixed(1)}, ` +
+      `floor ${median(of((r) => r.floorCreate).map((l) => l.statements)).toFixed(1)}   (goal ≤ floor + 0.5)`,
+  );
+  console.log(
+    `p99 create: service ${median(of((r) => r.create).map((l) => l.p99))} ms, floor ${median(of((r) => r.floorCreate).map((l) => l.p99))} ms; ` +
+      `retrieve: service ${median(of((r) => r.retrieve).map((l) => l.p99))} ms, floor ${median(of((r) => r.floorRetrieve).map((l) => l.p99))} ms   (goal ≤ 1.5×)`,
+  );
+  console.log(`ping CPU µs/req: ${spread(pings, 0)}`);
 }
 
 async function main(): Promise<void> {
@@ -230,19 +334,25 @@ async function main(): Promise<void> {
     sql = await createConnection(mysqlUrl);
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const ping = await startProcess('bench/ping-server.js', {}, '/ping');
+    const shared = { PUBLIC_BASE_URL: PUBLIC_BASE_URL, WEBHOOK_SIGNING_KEY: 'bench-signing-key' };
     const service = await startProcess(
       'src/main.js',
       {
         ...db.env,
+        ...shared,
         LOG_LEVEL: 'info',
         ADMIN_USERNAME: ADMIN.username,
         ADMIN_PASSWORD: ADMIN.password,
         WEBHOOK_ALLOW_PRIVATE: 'true',
-        WEBHOOK_SIGNING_KEY: 'bench-signing-key',
         WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY ?? '1',
       },
       `${PATH}0`,
       nodeArgs,
+    );
+    const floor = await startProcess(
+      'bench/floor-server.js',
+      { ...db.env, ...shared, FLOOR_AUTHORIZATION: auth },
+      `${PATH}0`,
     );
     const headers = { Authorization: auth, 'Content-Type': 'application/json' };
     const body = JSON.stringify(
@@ -256,58 +366,101 @@ async function main(): Promise<void> {
         extra: { cart_id: 'c-1029', channel: 'web' },
       }),
     );
-    const create: autocannon.Options = { url: `${service.url}${PATH}`, method: 'POST', headers, body };
+    const createOn = (url: string): autocannon.Options => ({
+      url: `${url}${PATH}`,
+      method: 'POST',
+      headers,
+      body,
+    });
     const pingOptions: autocannon.Options = { url: `${ping.url}/ping` };
     try {
-      // Warm-up (JIT, pools), then a pool of sessions to read back.
-      await autocannon({ ...create, connections: CONNECTIONS, duration: 2 });
+      // Warm-up (JIT, pools), then a pool of sessions to read back from each.
+      await autocannon({ ...createOn(service.url), connections: CONNECTIONS, duration: 2 });
+      await autocannon({ ...createOn(floor.url), connections: CONNECTIONS, duration: 2 });
       await autocannon({ ...pingOptions, connections: CONNECTIONS, duration: 2 });
-      const ids: string[] = [];
-      for (let i = 0; i < 200; i++) {
-        const res = await fetch(`${service.url}${PATH}`, { method: 'POST', headers, body });
-        if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
-        ids.push(((await res.json()) as { session_id: string }).session_id);
-      }
-      const delivered = () => receiver.received;
-      const pidOf = (p: { child: ChildProcess }) => p.child.pid!;
-      const legs: Leg[] = [];
-      legs.push(await leg('ping 1', pidOf(ping), dbPid, sql, pingOptions));
-      const before = delivered();
-      await sleep(1000); // the warm-up's webhooks
-      legs.push(
-        await leg('create + its webhook', pidOf(service), dbPid, sql, create, (created) =>
-          receiver.until(before + created),
+      const sessionsOf = async (url: string): Promise<string[]> => {
+        const ids: string[] = [];
+        for (let i = 0; i < 200; i++) {
+          const res = await fetch(`${url}${PATH}`, { method: 'POST', headers, body });
+          if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+          ids.push(((await res.json()) as { session_id: string }).session_id);
+        }
+        return ids;
+      };
+      const serviceIds = await sessionsOf(service.url);
+      const floorIds = await sessionsOf(floor.url);
+      const sample = await Promise.all(
+        [service.url, floor.url].map((u, i) =>
+          fetch(`${u}${PATH}${(i ? floorIds : serviceIds)[0]}/`).then((r) => r.text()),
         ),
       );
-      legs.push(await leg('ping 2', pidOf(ping), dbPid, sql, pingOptions));
-      legs.push(
-        await leg('retrieve', pidOf(service), dbPid, sql, {
-          url: service.url,
-          requests: [
-            {
-              method: 'GET',
-              setupRequest: (request) => ({
-                ...request,
-                path: `${PATH}${ids[Math.floor(Math.random() * ids.length)]}/`,
-              }),
-            },
-          ],
-        }),
+      const keys = sample.map((text) => Object.keys(JSON.parse(text) as object).join());
+      console.log(
+        `representation: service ${sample[0].length} bytes, floor ${sample[1].length} bytes, ` +
+          `same fields in the same order: ${keys[0] === keys[1]}`,
       );
-      legs.push(await leg('ping 3', pidOf(ping), dbPid, sql, pingOptions));
-      const [ping1, createLeg, ping2, retrieveLeg, ping3] = legs;
-      const around = (a: Leg, b: Leg) => (a.cpuUs + b.cpuUs) / 2;
-      printTable(legs, [
-        `create + webhook: ${(createLeg.cpuUs / around(ping1, ping2)).toFixed(1)}× ping CPU ` +
-          `(service + mariadbd: ${((createLeg.cpuUs + createLeg.dbCpuUs) / around(ping1, ping2)).toFixed(1)}×), ` +
-          `${createLeg.statements.toFixed(1)} SQL/req`,
-        `retrieve: ${(retrieveLeg.cpuUs / around(ping2, ping3)).toFixed(1)}× ping CPU ` +
-          `(service + mariadbd: ${((retrieveLeg.cpuUs + retrieveLeg.dbCpuUs) / around(ping2, ping3)).toFixed(1)}×), ` +
-          `${retrieveLeg.statements.toFixed(1)} SQL/req`,
-      ]);
-      if (legs.some((l) => l.failures > 0)) process.exitCode = 1;
+      await sleep(1000); // the warm-up's webhooks
+      const pidOf = (p: { child: ChildProcess }) => p.child.pid!;
+      const retrieveOn = (url: string, ids: string[]): autocannon.Options => ({
+        url,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (request) => ({
+              ...request,
+              path: `${PATH}${ids[Math.floor(Math.random() * ids.length)]}/`,
+            }),
+          },
+        ],
+      });
+      const createLeg = async (name: string, target: { child: ChildProcess; url: string }): Promise<Leg> => {
+        const before = receiver.received;
+        return leg(name, pidOf(target), dbPid, sql!, createOn(target.url), async (created) => {
+          await receiver.until(before + created);
+          await sleep(200); // the batched finishes of the last attempts
+        });
+      };
+      const pingLeg = (n: number) => leg(`ping ${n}`, pidOf(ping), dbPid, sql!, pingOptions);
+      const rounds: Round[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        // The service's and the floor's legs side by side, in alternating order per round.
+        const pair = async <T>(a: () => Promise<T>, b: () => Promise<T>): Promise<[T, T]> => {
+          if (round % 2) return [await a(), await b()];
+          const second = await b();
+          return [await a(), second];
+        };
+        const p1 = await pingLeg(1);
+        const [create, floorCreate] = await pair(
+          () => createLeg('create + its webhook', service),
+          () => createLeg('floor-create + its webhook', floor),
+        );
+        const p2 = await pingLeg(2);
+        const [retrieve, floorRetrieve] = await pair(
+          () => leg('retrieve', pidOf(service), dbPid, sql!, retrieveOn(service.url, serviceIds)),
+          () => leg('floor-retrieve', pidOf(floor), dbPid, sql!, retrieveOn(floor.url, floorIds)),
+        );
+        const p3 = await pingLeg(3);
+        const r: Round = { ping: [p1, p2, p3], create, floorCreate, retrieve, floorRetrieve };
+        rounds.push(r);
+        const x = roundRatios(r);
+        console.log(`\n### Round ${round} of ${ROUNDS} (load average ${loadavg()[0].toFixed(1)})\n`);
+        printTable([p1, create, floorCreate, p2, retrieve, floorRetrieve, p3]);
+        console.log(
+          `create ÷ floor ${x.create.toFixed(2)} (÷ ping ${x.createPing.toFixed(1)}), ` +
+            `retrieve ÷ floor ${x.retrieve.toFixed(2)} (÷ ping ${x.retrievePing.toFixed(1)}); ` +
+            `SQL per create: service ${create.statements.toFixed(1)}, floor ${floorCreate.statements.toFixed(1)}`,
+        );
+      }
+      printSummary(rounds);
+      if (
+        rounds.some((r) =>
+          [...r.ping, r.create, r.floorCreate, r.retrieve, r.floorRetrieve].some((l) => l.failures > 0),
+        )
+      )
+        process.exitCode = 1;
     } finally {
       await stopProcess(service.child);
+      await stopProcess(floor.child);
       await stopProcess(ping.child);
     }
   } finally {

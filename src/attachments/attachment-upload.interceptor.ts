@@ -75,6 +75,10 @@ export class AttachmentUploadInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
+    // Another kind of body (JSON, a form, none): not this interceptor's to read, and no file to
+    // remove afterwards, so the route runs as if it were not here (issue 25: no rxjs chain and
+    // temp-file cleanup on every JSON create).
+    if (!req.is('multipart/form-data')) return next.handle();
     const res = http.getResponse<Response>();
     return from(this.read(req, res)).pipe(
       switchMap(() => next.handle()),
@@ -90,7 +94,6 @@ export class AttachmentUploadInterceptor implements NestInterceptor {
   }
 
   private async read(req: Request, res: Response): Promise<void> {
-    if (!req.is('multipart/form-data')) return; // another kind: not this interceptor's to read
     // Weighs what it may grow to; the limits themselves (and their messages) are multer's and ours below.
     await this.gate.enterUntilAnswered(
       res,

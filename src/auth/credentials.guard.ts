@@ -1,14 +1,20 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
-import passport from 'passport';
+import type { Request } from 'express';
 import { AuthenticationFailed, PermissionDenied, Throttled } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { AuthThrottleService, failureKey, sourceOf } from './auth-throttle.service';
 import { AUTH_SCHEMES } from './authenticated.decorator';
 import { CROSS_SITE_MESSAGE, isCrossSite } from './cross-site';
 import type { AuthScheme, Principal } from './principal';
-import { basicCredentials, knownScheme, parseAuthorization } from './strategies/authorization-header';
+import { ApiKeyStrategy } from './strategies/api-key.strategy';
+import {
+  type AuthorizationHeader,
+  basicCredentials,
+  knownScheme,
+  parseAuthorization,
+} from './strategies/authorization-header';
+import { BasicStrategy } from './strategies/basic.strategy';
 
 const CHALLENGES: Record<AuthScheme, string> = {
   'api-key': 'Api-Key realm="checkout"',
@@ -29,22 +35,41 @@ export class CredentialsGuard implements CanActivate {
   /** PUBLIC_BASE_URL's origin, as browsers send it in `Origin`. */
   private readonly ownOrigin: string;
 
+  /**
+   * The schemes of each route handler (its own, else its controller's): metadata fixed at start-up,
+   * read once per handler rather than through the Reflector on every request (issue 25).
+   */
+  private readonly schemesOf = new WeakMap<object, AuthScheme[] | null>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly throttle: AuthThrottleService,
+    private readonly apiKeys: ApiKeyStrategy,
+    private readonly basic: BasicStrategy,
     config: AppConfig,
   ) {
     this.ownOrigin = new URL(config.publicBaseUrl).origin;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const schemes = this.reflector.getAllAndOverride<AuthScheme[] | undefined>(AUTH_SCHEMES, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const schemes = this.routeSchemes(context);
     if (!schemes) return true;
     await this.authenticateFor(context, schemes);
     return true;
+  }
+
+  private routeSchemes(context: ExecutionContext): AuthScheme[] | null {
+    const handler = context.getHandler();
+    let schemes = this.schemesOf.get(handler);
+    if (schemes === undefined) {
+      schemes =
+        this.reflector.getAllAndOverride<AuthScheme[] | undefined>(AUTH_SCHEMES, [
+          handler,
+          context.getClass(),
+        ]) ?? null;
+      this.schemesOf.set(handler, schemes);
+    }
+    return schemes;
   }
 
   /** contract §3 "No cross-site writes": 403 before the credentials are even looked at. */
@@ -59,7 +84,6 @@ export class CredentialsGuard implements CanActivate {
    */
   async authenticateFor(context: ExecutionContext, schemes: AuthScheme[]): Promise<Principal> {
     const req = context.switchToHttp().getRequest<Request>();
-    const res = context.switchToHttp().getResponse<Response>();
     this.refuseCrossSite(req);
     const challenge = schemes.map((s) => CHALLENGES[s]).join(', ');
     const header = parseAuthorization(req.headers.authorization);
@@ -75,7 +99,7 @@ export class CredentialsGuard implements CanActivate {
 
     // The credential is checked first, locked or not: a lock never refuses a correct one (contract §3).
     const key = failureKey(sourceOf(req), `${presented}:${identity(presented, header?.credentials ?? '')}`);
-    const principal = await this.authenticate(presented, req, res);
+    const principal = await this.authenticate(presented, header!);
     if (!principal) {
       const wait = this.throttle.recordFailure(key);
       if (wait > 0) throw new Throttled(wait);
@@ -86,18 +110,19 @@ export class CredentialsGuard implements CanActivate {
     return principal;
   }
 
-  private authenticate(strategy: AuthScheme, req: Request, res: Response): Promise<Principal | null> {
-    return new Promise((resolve, reject) => {
-      const handler = passport.authenticate(
-        strategy,
-        { session: false },
-        (error: unknown, user: Principal | false) => {
-          if (error) reject(toError(error));
-          else resolve(user || null);
-        },
-      ) as (req: Request, res: Response, next: (err?: unknown) => void) => void;
-      handler(req, res, (error?: unknown) => (error ? reject(toError(error)) : resolve(null)));
-    });
+  /**
+   * The principal of the credentials, or null when they are wrong: the strategies' own `validate`,
+   * called directly with the header already parsed (as their passport `authenticate` would, without
+   * a passport strategy object per request, issue 25).
+   */
+  private async authenticate(scheme: AuthScheme, header: AuthorizationHeader): Promise<Principal | null> {
+    if (scheme === 'api-key') {
+      return header.credentials ? (await this.apiKeys.validate(header.credentials)) || null : null;
+    }
+    const credentials = basicCredentials(header.credentials);
+    return credentials
+      ? (await this.basic.validate(credentials.username, credentials.password)) || null
+      : null;
   }
 }
 
@@ -106,6 +131,3 @@ function identity(scheme: AuthScheme, credentials: string): string {
   if (scheme === 'api-key') return credentials.split('.', 1)[0].slice(0, 16);
   return (basicCredentials(credentials)?.username ?? '').slice(0, 150);
 }
-
-const toError = (error: unknown): Error =>
-  error instanceof Error ? error : new Error(JSON.stringify(error));

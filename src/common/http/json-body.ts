@@ -13,15 +13,22 @@ const DECIMAL_KEYS = new Set(['amount', 'fee_fixed', 'fee_percent']);
  */
 export function parseJsonKeepingDecimals(text: string): unknown {
   const value = parseNotTooDeep(text);
-  if (!isPlainObject(value)) return plainValues(value, 1);
+  // A lone surrogate can only come from a `\uD800`-style escape: valid UTF-8 never decodes to one.
+  // Without such an escape in the text, no string needs the check (issue 25: no walk per string).
+  const check = SURROGATE_ESCAPE.test(text) ? checkedText : unchecked;
+  if (!isPlainObject(value)) return plainValues(value, 1, check);
   // fromEntries defines own properties: a `__proto__` key stays a plain (ignored) key.
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [
-      checkedText(key),
-      DECIMAL_KEYS.has(key) && isLosslessNumber(item) ? item.value : plainValues(item, 2),
+      check(key),
+      DECIMAL_KEYS.has(key) && isLosslessNumber(item) ? item.value : plainValues(item, 2, check),
     ]),
   );
 }
+
+/** `\u` followed by a surrogate's code (D800–DFFF), in any case. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const unchecked = (text: string): string => text;
 
 /**
  * lossless-json's parser recurses once per level: a megabyte of `[` exhausts the stack there,
@@ -42,19 +49,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Every LosslessNumber inside as a JS number, every string checked (walked in place); `depth` is
- * the level `value` sits at (the document is level 1).
+ * Every LosslessNumber inside as a JS number, every string passed through `check` (walked in
+ * place); `depth` is the level `value` sits at (the document is level 1).
  */
-function plainValues(value: unknown, depth: number): unknown {
+function plainValues(value: unknown, depth: number, check: (text: string) => string): unknown {
   if (isLosslessNumber(value)) return Number(value.value);
-  if (typeof value === 'string') return checkedText(value);
+  if (typeof value === 'string') return check(value);
   if (typeof value !== 'object' || value === null) return value;
   if (depth > MAX_JSON_DEPTH) throw new Error(`the document is ${TOO_DEEP_MESSAGE}.`);
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = plainValues(value[i], depth + 1);
+    for (let i = 0; i < value.length; i++) value[i] = plainValues(value[i], depth + 1, check);
   } else {
     const object = value as Record<string, unknown>;
-    for (const key of Object.keys(object)) object[checkedText(key)] = plainValues(object[key], depth + 1);
+    for (const key of Object.keys(object)) object[check(key)] = plainValues(object[key], depth + 1, check);
   }
   return value;
 }
@@ -88,16 +95,38 @@ export function rejectInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, en
 /** A request whose JSON body was read: `rawBody` is its text exactly as received. */
 export type RawBodyRequest = Request & { rawBody?: string };
 
+/** The charset parameter of a Content-Type, lower-cased, or null when there is none. */
+function charsetOf(contentType: string | undefined): string | null {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '');
+  return match ? match[1].toLowerCase() : null;
+}
+
 /** JSON body parser (1 MB → 413), lossless for money; malformed JSON → 400 (contract §1). */
 export function jsonBody(limit: string | number) {
-  const readText = express.text({
-    type: ['application/json', 'application/*+json'],
-    limit,
-    verify: rejectInvalidUtf8,
-  });
+  const types = ['application/json', 'application/*+json'];
+  // UTF-8 (the default): the bytes are decoded once, by the same fatal decoder that refuses
+  // invalid UTF-8 (issue 25: no iconv decode plus a second decode to check it).
+  const readBytes = express.raw({ type: types, limit });
+  // Another charset: body-parser decodes it (or answers 415 for an unknown one).
+  const readText = express.text({ type: types, limit, verify: rejectInvalidUtf8 });
   return (req: Request, res: Response, next: NextFunction): void => {
-    readText(req, res, (error?: unknown) => {
+    const charset = charsetOf(req.headers['content-type']);
+    const utf8 = charset === null || /^utf-?8$/.test(charset);
+    (utf8 ? readBytes : readText)(req, res, (error?: unknown) => {
       if (error) return next(error);
+      if (utf8) {
+        if (!Buffer.isBuffer(req.body)) return next();
+        try {
+          req.body = UTF8.decode(req.body);
+        } catch {
+          return next(
+            Object.assign(new Error('The request body is not valid UTF-8.'), {
+              status: 400,
+              type: 'entity.verify.failed',
+            }),
+          );
+        }
+      }
       if (typeof req.body !== 'string') return next();
       // The exact bytes as text, for signatures computed over them (provider notifications).
       (req as RawBodyRequest).rawBody = req.body;
