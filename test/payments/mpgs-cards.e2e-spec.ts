@@ -1,33 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
-import { GatewaysService } from '../../src/gateways/gateways.service';
 import { openPaymentPage, savedCardChoices } from '../checkout/page-helpers';
 import { dataSourceOf, eventually } from '../events/event-helpers';
 import { TransactionDriver } from '../factories/transaction-states';
 import { MpgsSimulator } from '../providers/mpgs/mpgs-simulator';
-import { gatewayInput, seedBasics, type Seeded } from '../setup/fixtures';
+import { seedBasics, type Seeded } from '../setup/fixtures';
+import { gatewayTokenOf as savedGatewayToken, listCards, seedSavingGateways } from './saved-card-helpers';
 import { startApp, type TestApp } from '../setup/test-app';
 import { attemptsOf, MPGS_CARDS, mpgsSessionOf, mpgsSettings, seedMpgsGateways } from './mpgs-helpers';
 
-const CARDS = '/b/pbl/v2/card/';
 const AUTO_DEBIT = '/b/pbl/v2/auto-debit/';
 /** An `mpgs` gateway that saves cards (contract §15, §20), and one that authorizes only. */
 const SAVING = 'mpgs-cards';
 const SAVING_AUTH = 'mpgs-cards-auth';
 /** A second test card MPGS approves (docs/gateways/mpgs.md "Test cards"). */
 const OTHER_CARD = { number: '4508750015741019', expiry: '01/39', csc: '100' };
-
-interface CardJson {
-  token: string;
-  pg_code: string;
-  brand: string;
-  name_on_card: string;
-  number: string;
-  expiry_month: string;
-  expiry_year: string;
-  cvv_required: boolean;
-}
 
 interface PayBody {
   apiOperation: string;
@@ -59,17 +47,7 @@ describe('MPGS saved cards: save on the Hosted Payment Page, charge the token', 
     });
     s = await seedBasics(t);
     await seedMpgsGateways(t);
-    const gateways = t.app.get(GatewaysService);
-    const common = { pg: 'mpgs', type: 'sandbox' as const, tokenizable: true, currencies: ['KWD', 'USD'] };
-    await gateways.create(gatewayInput({ ...common, code: SAVING, name: 'MPGS (saves cards)' }));
-    await gateways.create(
-      gatewayInput({
-        ...common,
-        code: SAVING_AUTH,
-        name: 'MPGS (saves, authorizes)',
-        operation: 'authorize',
-      }),
-    );
+    await seedSavingGateways(t, 'mpgs', { saving: SAVING, savingAuth: SAVING_AUTH }, 'MPGS');
     d = new TransactionDriver(t, s.apiKey);
     ds = dataSourceOf(t);
   });
@@ -81,23 +59,8 @@ describe('MPGS saved cards: save on the Hosted Payment Page, charge the token', 
   const get = (path: string) => fetch(new URL(path, t.url), { redirect: 'manual' });
   const stateOf = async (id: string) => String((await d.get(id)).state);
 
-  async function cardsOf(customer: string): Promise<CardJson[]> {
-    const res = await t
-      .http()
-      .post(CARDS)
-      .set('Authorization', s.apiKey)
-      .send({ customer_id: customer, type: 'sandbox' })
-      .expect(200);
-    return res.body as CardJson[];
-  }
-
-  async function gatewayTokenOf(token: string): Promise<string> {
-    const rows = await ds.query<{ gateway_token: string }[]>(
-      'SELECT gateway_token FROM cards WHERE token = ?',
-      [token],
-    );
-    return rows[0].gateway_token;
-  }
+  const cardsOf = (customer: string) => listCards(t, s.apiKey, customer);
+  const gatewayTokenOf = (token: string) => savedGatewayToken(ds, token);
 
   const autoDebit = (sessionId: string, token: string) =>
     t.http().post(AUTO_DEBIT).set('Authorization', s.apiKey).send({ session_id: sessionId, token });

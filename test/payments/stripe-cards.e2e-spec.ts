@@ -1,34 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DataSource } from 'typeorm';
-import { GatewaysService } from '../../src/gateways/gateways.service';
 import { openPaymentPage, savedCardChoices } from '../checkout/page-helpers';
 import { dataSourceOf, eventually } from '../events/event-helpers';
 import { TransactionDriver } from '../factories/transaction-states';
 import { StripeSimulator } from '../providers/stripe/stripe-simulator';
-import { gatewayInput, seedBasics, type Seeded } from '../setup/fixtures';
+import { seedBasics, type Seeded } from '../setup/fixtures';
+import {
+  type CardJson,
+  gatewayTokenOf as savedGatewayToken,
+  listCards,
+  seedSavingGateways,
+} from './saved-card-helpers';
 import { startApp, type TestApp } from '../setup/test-app';
 import { attemptsOf, seedStripeGateways, sessionIdOf, stripeSettings } from './stripe-helpers';
 import { CapturedLogs } from '../setup/captured-logs';
 
-const CARDS = '/b/pbl/v2/card/';
 const AUTO_DEBIT = '/b/pbl/v2/auto-debit/';
 /** A `stripe` gateway that saves cards (contract §15, §20), and one that authorizes only. */
 const SAVING = 'stripe-cards';
 const SAVING_AUTH = 'stripe-cards-auth';
-
-interface CardJson {
-  token: string;
-  customer_id: string;
-  pg_code: string;
-  brand: string;
-  name_on_card: string;
-  number: string;
-  expiry_month: string;
-  expiry_year: string;
-  agreements: string[];
-  cvv_required: boolean;
-}
 
 /**
  * Saved cards through Stripe (contract §15, §20 "Saved cards"), end to end over HTTP against the
@@ -57,17 +48,7 @@ describe('Stripe saved cards: save on Stripe’s page, charge off-session', () =
     sim.webhookUrl = `${t.url}/b/checkout/v1/gateways/${SAVING}/notify/`;
     s = await seedBasics(t);
     await seedStripeGateways(t);
-    const gateways = t.app.get(GatewaysService);
-    const common = { pg: 'stripe', type: 'sandbox' as const, tokenizable: true, currencies: ['KWD', 'USD'] };
-    await gateways.create(gatewayInput({ ...common, code: SAVING, name: 'Stripe (saves cards)' }));
-    await gateways.create(
-      gatewayInput({
-        ...common,
-        code: SAVING_AUTH,
-        name: 'Stripe (saves, authorizes)',
-        operation: 'authorize',
-      }),
-    );
+    await seedSavingGateways(t, 'stripe', { saving: SAVING, savingAuth: SAVING_AUTH }, 'Stripe');
     d = new TransactionDriver(t, s.apiKey);
     ds = dataSourceOf(t);
   });
@@ -80,23 +61,8 @@ describe('Stripe saved cards: save on Stripe’s page, charge off-session', () =
   const get = (path: string) => fetch(new URL(path, t.url), { redirect: 'manual' });
   const stateOf = async (id: string) => String((await d.get(id)).state);
 
-  async function cardsOf(customer: string): Promise<CardJson[]> {
-    const res = await t
-      .http()
-      .post(CARDS)
-      .set('Authorization', s.apiKey)
-      .send({ customer_id: customer, type: 'sandbox' })
-      .expect(200);
-    return res.body as CardJson[];
-  }
-
-  async function gatewayTokenOf(token: string): Promise<string> {
-    const rows = await ds.query<{ gateway_token: string }[]>(
-      'SELECT gateway_token FROM cards WHERE token = ?',
-      [token],
-    );
-    return rows[0].gateway_token;
-  }
+  const cardsOf = (customer: string) => listCards(t, s.apiKey, customer);
+  const gatewayTokenOf = (token: string) => savedGatewayToken(ds, token);
 
   const autoDebit = (sessionId: string, token: string, key?: string) => {
     const req = t.http().post(AUTO_DEBIT).set('Authorization', s.apiKey);
