@@ -32,7 +32,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics of this replica
+         * Prometheus metrics of this replica (the same, path with a trailing slash)
          * @description HTTP durations by route and status, DB pool in use/waiting, unit-of-work retries, outbox backlog and oldest pending age per channel, delivery results, expiry sweeps, state transitions, and the process (contract §18).
          */
         get: operations["metricsWithSlash"];
@@ -70,7 +70,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a payment transaction */
+        /** Create a payment transaction (the same, path with a trailing slash) */
         post: operations["createTransactionWithSlash"];
         delete?: never;
         options?: never;
@@ -107,10 +107,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a payment transaction (public) */
+        /** Retrieve a payment transaction (public) (the same, path with a trailing slash) */
         get: operations["retrieveTransactionWithSlash"];
         /**
-         * Replace a payment transaction (full update)
+         * Replace a payment transaction (full update) (the same, path with a trailing slash)
          * @description Create's required fields must be sent; optional fields left out are reset to their defaults (a stored attachment stays unless another is sent). Otherwise as PATCH.
          */
         put: operations["replaceTransactionWithSlash"];
@@ -118,7 +118,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a payment transaction (partial) */
+        /** Update a payment transaction (partial) (the same, path with a trailing slash) */
         patch: operations["updateTransactionWithSlash"];
         trace?: never;
     };
@@ -152,7 +152,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pay a sandbox transaction with a test card (for automated tests)
+         * Pay a sandbox transaction with a test card (for automated tests) (the same, path with a trailing slash)
          * @description Runs the same attempt as the payment page. Test cards: 4111 1111 1111 1111 succeeds, 4000 0000 0000 0002 is declined, 4000 0000 0000 0119 ends in a gateway error; any other well-formed number is declined. Answers with the transaction after the attempt, whatever its outcome.
          */
         post: operations["testHelperPayWithSlash"];
@@ -192,7 +192,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Charge a payable transaction with a saved card (merchant-initiated)
+         * Charge a payable transaction with a saved card (merchant-initiated) (the same, path with a trailing slash)
          * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
          */
         post: operations["autoDebitWithSlash"];
@@ -232,7 +232,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Charge a payable transaction with a saved card (the same as /b/pbl/v2/auto-debit/)
+         * Charge a payable transaction with a saved card (the same as /b/pbl/v2/auto-debit/) (the same, path with a trailing slash)
          * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
          */
         post: operations["paymentAutoDebitWithSlash"];
@@ -272,7 +272,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A transaction's current state, as its webhook payload
+         * A transaction's current state, as its webhook payload (the same, path with a trailing slash)
          * @description A payment attempt still in progress is first settled by asking the gateway. With `notify_webhook_url` the payload (its latest event) is also delivered to `webhook_url` — the one sent, else the transaction's — with the webhooks' retries.
          */
         post: operations["inquireWithSlash"];
@@ -312,7 +312,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Acknowledge the cash payment of a transaction
+         * Acknowledge the cash payment of a transaction (the same, path with a trailing slash)
          * @description The merchant received the money of a transaction on a cash gateway (pg `cash`): it becomes `paid` and its `paid` event is sent. Answers with that webhook payload. An `Idempotency-Key` makes a retried call answer the first result.
          */
         post: operations["acknowledgeCashWithSlash"];
@@ -352,7 +352,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Acknowledge the cash payment of a transaction (the same as /b/pbl/v2/payment/cash/)
+         * Acknowledge the cash payment of a transaction (the same as /b/pbl/v2/payment/cash/) (the same, path with a trailing slash)
          * @description The merchant received the money of a transaction on a cash gateway (pg `cash`): it becomes `paid` and its `paid` event is sent. Answers with that webhook payload. An `Idempotency-Key` makes a retried call answer the first result.
          */
         post: operations["cashPaymentWithSlash"];
@@ -388,7 +388,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Capture, void, refund, cancel, expire or delete a transaction */
+        /** Capture, void, refund, cancel, expire or delete a transaction (the same, path with a trailing slash) */
         post: operations["runOperationWithSlash"];
         delete?: never;
         options?: never;
@@ -426,7 +426,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The payment methods you can offer, and a customer’s saved cards on them
+         * The payment methods you can offer, and a customer’s saved cards on them (the same, path with a trailing slash)
          * @description The active gateways the caller may use (an API key: all; a Basic user: its gateway codes) that match every filter sent. With `customer_id`, also that customer’s saved cards on them.
          */
         post: operations["listPaymentMethodsWithSlash"];
@@ -464,7 +464,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The events feed: every event, oldest first, after a cursor
+         * The events feed: every event, oldest first, after a cursor (the same, path with a trailing slash)
          * @description For merchants who cannot take webhooks, or reconcile after an outage: the events of the webhooks, each with its signed webhook body. Store `next` and pass it as `after` next time: no event is ever missed or repeated, even while several replicas record events.
          */
         get: operations["listEventsWithSlash"];
@@ -500,7 +500,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /** Liveness: the process answers (the same, path with a trailing slash) */
         get: operations["livenessWithSlash"];
         put?: never;
         post?: never;
@@ -534,7 +534,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: a database answers and requests get connections */
+        /** Readiness: a database answers and requests get connections (the same, path with a trailing slash) */
         get: operations["readinessWithSlash"];
         put?: never;
         post?: never;
@@ -572,7 +572,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the run-time settings */
+        /** Read the run-time settings (the same, path with a trailing slash) */
         get: operations["adminGetConfigWithSlash"];
         put?: never;
         post?: never;
@@ -580,7 +580,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change run-time settings (partial)
+         * Change run-time settings (partial) (the same, path with a trailing slash)
          * @description `webhook_signing_key` is write-only: never echoed; `null` clears it (WEBHOOK_SIGNING_KEY applies again).
          */
         patch: operations["adminUpdateConfigWithSlash"];
@@ -614,11 +614,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the configured currencies */
+        /** List the configured currencies (the same, path with a trailing slash) */
         get: operations["adminListCurrenciesWithSlash"];
         put?: never;
         /**
-         * Add a currency
+         * Add a currency (the same, path with a trailing slash)
          * @description `digits` defaults to the ISO 4217 minor unit; a code ISO does not know needs it. A duplicate → 400.
          */
         post: operations["adminCreateCurrencyWithSlash"];
@@ -659,7 +659,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a currency
+         * Delete a currency (the same, path with a trailing slash)
          * @description Refused with 409 while a gateway lists it or a transaction is in it.
          */
         delete: operations["adminDeleteCurrencyWithSlash"];
@@ -696,11 +696,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the gateways */
+        /** List the gateways (the same, path with a trailing slash) */
         get: operations["adminListGatewaysWithSlash"];
         put?: never;
         /**
-         * Add a gateway
+         * Add a gateway (the same, path with a trailing slash)
          * @description Defaults: operation `purchase`, fees "0", icon "", flow `redirect` (`offline` for pg `cash`), require_customer_phone false, is_active true, instructions "". A cash gateway is flow `offline`, operation `purchase` and not tokenizable. Every currency must be configured. A duplicate code → 400. `pg` names a driver of `GET gateway-drivers/`, and `settings` holds that driver's settings; secrets are write-only: the answer lists their names in `secrets_set`. On MySQL with no SECRETS_KEY, a secret → 400.
          */
         post: operations["adminCreateGatewayWithSlash"];
@@ -742,19 +742,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a gateway */
+        /** Read a gateway (the same, path with a trailing slash) */
         get: operations["adminGetGatewayWithSlash"];
         put?: never;
         post?: never;
         /**
-         * Delete a gateway
+         * Delete a gateway (the same, path with a trailing slash)
          * @description A gateway no transaction used is deleted; one that transactions used is deactivated instead (`result: "deactivated"`), so their representation keeps its payment method.
          */
         delete: operations["adminDeleteGatewayWithSlash"];
         options?: never;
         head?: never;
         /**
-         * Change a gateway (partial)
+         * Change a gateway (partial) (the same, path with a trailing slash)
          * @description The code is immutable: sending a different `code` → 400. `settings` merges into the stored ones (a key left out keeps its value, secrets included; `null` removes an optional key).
          */
         patch: operations["adminUpdateGatewayWithSlash"];
@@ -788,7 +788,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the gateway drivers
+         * List the gateway drivers (the same, path with a trailing slash)
          * @description The drivers a gateway's `pg` can name, with the settings, operations and currencies of each.
          */
         get: operations["adminListGatewayDriversWithSlash"];
@@ -828,11 +828,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the API keys (never their secrets) */
+        /** List the API keys (never their secrets) (the same, path with a trailing slash) */
         get: operations["adminListApiKeysWithSlash"];
         put?: never;
         /**
-         * Issue an API key
+         * Issue an API key (the same, path with a trailing slash)
          * @description The answer is the only place the full `key` appears: only a hash of its secret is stored.
          */
         post: operations["adminCreateApiKeyWithSlash"];
@@ -873,7 +873,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke an API key
+         * Revoke an API key (the same, path with a trailing slash)
          * @description The key stops working at once; its row stays, listed with `revoked_at`. Revoking again is a no-op.
          */
         delete: operations["adminRevokeApiKeyWithSlash"];
@@ -910,11 +910,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the Basic-auth users */
+        /** List the Basic-auth users (the same, path with a trailing slash) */
         get: operations["adminListUsersWithSlash"];
         put?: never;
         /**
-         * Create a user
+         * Create a user (the same, path with a trailing slash)
          * @description The password is write-only (stored as a scrypt hash). A duplicate username → 400.
          */
         post: operations["adminCreateUserWithSlash"];
@@ -959,14 +959,14 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a user
+         * Delete a user (the same, path with a trailing slash)
          * @description An admin cannot delete themself (409).
          */
         delete: operations["adminDeleteUserWithSlash"];
         options?: never;
         head?: never;
         /**
-         * Change a user (partial)
+         * Change a user (partial) (the same, path with a trailing slash)
          * @description An admin cannot deactivate themself or drop their own admin rights (400).
          */
         patch: operations["adminUpdateUserWithSlash"];
@@ -1000,7 +1000,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search transactions, newest first
+         * Search transactions, newest first (the same, path with a trailing slash)
          * @description Filters combine; `created_after` ≤ created_at < `created_before`. Pages are keyset cursors: pass `next` as `cursor` for the next, older page (stable while transactions are being created). Deleted transactions are included, with `deleted_at`.
          */
         get: operations["adminSearchTransactionsWithSlash"];
@@ -1036,7 +1036,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a transaction's events with their deliveries */
+        /** List a transaction's events with their deliveries (the same, path with a trailing slash) */
         get: operations["adminListEventsWithSlash"];
         put?: never;
         post?: never;
@@ -1072,7 +1072,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a fresh webhook delivery of an event */
+        /** Queue a fresh webhook delivery of an event (the same, path with a trailing slash) */
         post: operations["adminRedeliverEventWithSlash"];
         delete?: never;
         options?: never;
@@ -1104,7 +1104,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download a transaction attachment (public) */
+        /** Download a transaction attachment (public) (the same, path with a trailing slash) */
         get: operations["downloadAttachmentWithSlash"];
         put?: never;
         post?: never;
@@ -1138,7 +1138,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow a short link (302 to its target) */
+        /** Follow a short link (302 to its target) (the same, path with a trailing slash) */
         get: operations["followShortLinkWithSlash"];
         put?: never;
         post?: never;
@@ -1178,7 +1178,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A customer's saved cards
+         * A customer's saved cards (the same, path with a trailing slash)
          * @description Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent), most recently used first: saved, saved again, or charged (a payment page or an auto-debit). With `agreement_id`, only the card last used for that agreement (saved under it, or charged for a transaction carrying it): an array of at most one card, empty when there is none.
          */
         post: operations["listCardsWithSlash"];
@@ -1215,7 +1215,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a saved card */
+        /** Delete a saved card (the same, path with a trailing slash) */
         delete: operations["deleteCardWithSlash"];
         options?: never;
         head?: never;

@@ -210,10 +210,14 @@ function failedResultErrors(document: OpenAPIObject, byOperationId: Record<strin
   }
 }
 
+/** Appended to a twin's summary. */
+const TWIN_MARK = 'the same, path with a trailing slash';
+
 /**
  * contract §1: every route answers with and without a trailing slash, and the documentation's
  * examples use the slash. Both spellings are declared, so tools (validators, mock servers, typed
- * clients) match either: the twin `<path>/` has the same operation under the id `<id>WithSlash`.
+ * clients) match either: the twin `<path>/` has the same operation under the id `<id>WithSlash`,
+ * its summary marked so that the two read apart in the Swagger UI.
  * docs/decisions.md "Both spellings of every path in openapi.json".
  */
 function trailingSlashTwins(document: OpenAPIObject): void {
@@ -224,7 +228,9 @@ function trailingSlashTwins(document: OpenAPIObject): void {
     const twin = structuredClone(pathItem);
     for (const method of HTTP_METHODS) {
       const operation = twin[method];
-      if (operation?.operationId) operation.operationId = `${operation.operationId}WithSlash`;
+      if (!operation) continue;
+      operation.operationId = `${operation.operationId}WithSlash`;
+      operation.summary = `${operation.summary} (${TWIN_MARK})`;
     }
     paths[`${path}/`] = twin;
   }
