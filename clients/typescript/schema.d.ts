@@ -5069,7 +5069,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationFailedDto"];
                 };
             };
-            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later; or the gateway did not confirm the operation in time (`"result": "pending"`: it may still happen, and the reconciler finishes it) */
             503: {
                 headers: {
                     /** @description Seconds to wait */
@@ -5077,7 +5077,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationFailedDto"];
+                    "application/json": {
+                        /** @example The gateway did not confirm the refund in time; it may still happen. */
+                        detail: string;
+                        /** @example refund */
+                        operation: string | null;
+                        /** @enum {string} */
+                        result: "failed" | "pending";
+                    };
                 };
             };
         };
@@ -5174,7 +5181,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationFailedDto"];
                 };
             };
-            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later; or the gateway did not confirm the operation in time (`"result": "pending"`: it may still happen, and the reconciler finishes it) */
             503: {
                 headers: {
                     /** @description Seconds to wait */
@@ -5182,7 +5189,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationFailedDto"];
+                    "application/json": {
+                        /** @example The gateway did not confirm the refund in time; it may still happen. */
+                        detail: string;
+                        /** @example refund */
+                        operation: string | null;
+                        /** @enum {string} */
+                        result: "failed" | "pending";
+                    };
                 };
             };
         };

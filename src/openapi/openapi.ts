@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { API_KEY_SECURITY, BASIC_SECURITY } from '../auth/authenticated.decorator';
 import { METRICS_SECURITY } from '../metrics-endpoint/metrics-security';
 
@@ -199,15 +200,40 @@ function failedResultErrors(document: OpenAPIObject, byOperationId: Record<strin
   for (const { operation } of operationsOf(document)) {
     const schema = byOperationId[operation.operationId ?? ''];
     if (!schema) continue;
-    const statuses = schema === 'OperationFailedDto' ? ['401', '403', '429', '503'] : ['401', '403', '429'];
-    for (const status of statuses) {
+    for (const status of ['401', '403', '429']) {
       const response = operation.responses[status] as
         { content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
       const json = response?.content?.['application/json'];
       if (!json) throw new Error(`OpenAPI: ${operation.operationId} has no JSON ${status}`);
       json.schema = { $ref: `#/components/schemas/${schema}` };
     }
+    if (schema === 'OperationFailedDto') operationUnavailable(operation);
   }
+}
+
+/**
+ * The operations API's 503 goes through the same filter (`"operation"`, `"result": "failed"`), or is
+ * the gateway's unconfirmed answer: `"result": "pending"`, finished later by the reconciler (§20).
+ */
+function operationUnavailable(operation: OperationObject): void {
+  const response = operation.responses['503'] as { description?: string; content?: Record<string, object> };
+  response.description = `${response.description}; or the gateway did not confirm the operation in time (\`"result": "pending"\`: it may still happen, and the reconciler finishes it)`;
+  response.content = {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          detail: {
+            type: 'string',
+            example: 'The gateway did not confirm the refund in time; it may still happen.',
+          },
+          operation: { type: 'string', nullable: true, example: 'refund' },
+          result: { type: 'string', enum: ['failed', 'pending'] },
+        },
+        required: ['detail', 'operation', 'result'],
+      },
+    },
+  };
 }
 
 /** Appended to a twin's summary. */
