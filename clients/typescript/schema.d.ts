@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this replica (the same, path with a trailing slash)
+         * @description HTTP durations by route and status, DB pool in use/waiting, unit-of-work retries, outbox backlog and oldest pending age per channel, delivery results, expiry sweeps, state transitions, and the process (contract §18).
+         */
+        get: operations["metricsWithSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/checkout/v1/pymt-txn": {
         parameters: {
             query?: never;
@@ -35,6 +55,23 @@ export interface paths {
         put?: never;
         /** Create a payment transaction */
         post: operations["createTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/pymt-txn/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a payment transaction (the same, path with a trailing slash) */
+        post: operations["createTransactionWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -63,6 +100,28 @@ export interface paths {
         patch: operations["updateTransaction"];
         trace?: never;
     };
+    "/b/checkout/v1/pymt-txn/{session_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a payment transaction (public) (the same, path with a trailing slash) */
+        get: operations["retrieveTransactionWithSlash"];
+        /**
+         * Replace a payment transaction (full update) (the same, path with a trailing slash)
+         * @description Create's required fields must be sent; optional fields left out are reset to their defaults (a stored attachment stays unless another is sent). Otherwise as PATCH.
+         */
+        put: operations["replaceTransactionWithSlash"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a payment transaction (partial) (the same, path with a trailing slash) */
+        patch: operations["updateTransactionWithSlash"];
+        trace?: never;
+    };
     "/b/checkout/v1/test-helpers/pymt-txn/{session_id}/pay": {
         parameters: {
             query?: never;
@@ -77,6 +136,26 @@ export interface paths {
          * @description Runs the same attempt as the payment page. Test cards: 4111 1111 1111 1111 succeeds, 4000 0000 0000 0002 is declined, 4000 0000 0000 0119 ends in a gateway error; any other well-formed number is declined. Answers with the transaction after the attempt, whatever its outcome.
          */
         post: operations["testHelperPay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/test-helpers/pymt-txn/{session_id}/pay/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a sandbox transaction with a test card (for automated tests) (the same, path with a trailing slash)
+         * @description Runs the same attempt as the payment page. Test cards: 4111 1111 1111 1111 succeeds, 4000 0000 0000 0002 is declined, 4000 0000 0000 0119 ends in a gateway error; any other well-formed number is declined. Answers with the transaction after the attempt, whatever its outcome.
+         */
+        post: operations["testHelperPayWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -103,6 +182,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/pbl/v2/auto-debit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge a payable transaction with a saved card (merchant-initiated) (the same, path with a trailing slash)
+         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
+         */
+        post: operations["autoDebitWithSlash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/pbl/v2/payment/auto-debit": {
         parameters: {
             query?: never;
@@ -117,6 +216,26 @@ export interface paths {
          * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
          */
         post: operations["paymentAutoDebit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/pbl/v2/payment/auto-debit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge a payable transaction with a saved card (the same as /b/pbl/v2/auto-debit/) (the same, path with a trailing slash)
+         * @description Runs the same attempt as the payment page, without the customer. Answers with the webhook payload of the payment (`result` success or failed). Send an `Idempotency-Key` so a retried call never charges twice. Takes an API key, or Basic authentication of a user allowed the transaction's gateway (for any other user the transaction answers 404, as an unknown one).
+         */
+        post: operations["paymentAutoDebitWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -143,6 +262,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/pbl/v2/inquiry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transaction's current state, as its webhook payload (the same, path with a trailing slash)
+         * @description A payment attempt still in progress is first settled by asking the gateway. With `notify_webhook_url` the payload (its latest event) is also delivered to `webhook_url` — the one sent, else the transaction's — with the webhooks' retries.
+         */
+        post: operations["inquireWithSlash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/pbl/v2/payment/cash": {
         parameters: {
             query?: never;
@@ -157,6 +296,26 @@ export interface paths {
          * @description The merchant received the money of a transaction on a cash gateway (pg `cash`): it becomes `paid` and its `paid` event is sent. Answers with that webhook payload. An `Idempotency-Key` makes a retried call answer the first result.
          */
         post: operations["acknowledgeCash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/pbl/v2/payment/cash/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge the cash payment of a transaction (the same, path with a trailing slash)
+         * @description The merchant received the money of a transaction on a cash gateway (pg `cash`): it becomes `paid` and its `paid` event is sent. Answers with that webhook payload. An `Idempotency-Key` makes a retried call answer the first result.
+         */
+        post: operations["acknowledgeCashWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -183,6 +342,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/pbl/v2/cash-payment/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge the cash payment of a transaction (the same as /b/pbl/v2/payment/cash/) (the same, path with a trailing slash)
+         * @description The merchant received the money of a transaction on a cash gateway (pg `cash`): it becomes `paid` and its `paid` event is sent. Answers with that webhook payload. An `Idempotency-Key` makes a retried call answer the first result.
+         */
+        post: operations["cashPaymentWithSlash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/pbl/v2/operation": {
         parameters: {
             query?: never;
@@ -194,6 +373,23 @@ export interface paths {
         put?: never;
         /** Capture, void, refund, cancel, expire or delete a transaction */
         post: operations["runOperation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/pbl/v2/operation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture, void, refund, cancel, expire or delete a transaction (the same, path with a trailing slash) */
+        post: operations["runOperationWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -220,6 +416,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/pbl/v2/payment-methods/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payment methods you can offer, and a customer’s saved cards on them (the same, path with a trailing slash)
+         * @description The active gateways the caller may use (an API key: all; a Basic user: its gateway codes) that match every filter sent. With `customer_id`, also that customer’s saved cards on them.
+         */
+        post: operations["listPaymentMethodsWithSlash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/checkout/v1/events": {
         parameters: {
             query?: never;
@@ -232,6 +448,26 @@ export interface paths {
          * @description For merchants who cannot take webhooks, or reconcile after an outage: the events of the webhooks, each with its signed webhook body. Store `next` and pass it as `after` next time: no event is ever missed or repeated, even while several replicas record events.
          */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events feed: every event, oldest first, after a cursor (the same, path with a trailing slash)
+         * @description For merchants who cannot take webhooks, or reconcile after an outage: the events of the webhooks, each with its signed webhook body. Store `next` and pass it as `after` next time: no event is ever missed or repeated, even while several replicas record events.
+         */
+        get: operations["listEventsWithSlash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -257,6 +493,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (the same, path with a trailing slash) */
+        get: operations["livenessWithSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/ready": {
         parameters: {
             query?: never;
@@ -266,6 +519,23 @@ export interface paths {
         };
         /** Readiness: a database answers and requests get connections */
         get: operations["readiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: a database answers and requests get connections (the same, path with a trailing slash) */
+        get: operations["readinessWithSlash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -295,6 +565,27 @@ export interface paths {
         patch: operations["adminUpdateConfig"];
         trace?: never;
     };
+    "/b/checkout/v1/admin/config/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the run-time settings (the same, path with a trailing slash) */
+        get: operations["adminGetConfigWithSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change run-time settings (partial) (the same, path with a trailing slash)
+         * @description `webhook_signing_key` is write-only: never echoed; `null` clears it (WEBHOOK_SIGNING_KEY applies again).
+         */
+        patch: operations["adminUpdateConfigWithSlash"];
+        trace?: never;
+    };
     "/b/checkout/v1/admin/currencies": {
         parameters: {
             query?: never;
@@ -310,6 +601,27 @@ export interface paths {
          * @description `digits` defaults to the ISO 4217 minor unit; a code ISO does not know needs it. A duplicate → 400.
          */
         post: operations["adminCreateCurrency"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/currencies/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the configured currencies (the same, path with a trailing slash) */
+        get: operations["adminListCurrenciesWithSlash"];
+        put?: never;
+        /**
+         * Add a currency (the same, path with a trailing slash)
+         * @description `digits` defaults to the ISO 4217 minor unit; a code ISO does not know needs it. A duplicate → 400.
+         */
+        post: operations["adminCreateCurrencyWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -336,6 +648,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/checkout/v1/admin/currencies/{code}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a currency (the same, path with a trailing slash)
+         * @description Refused with 409 while a gateway lists it or a transaction is in it.
+         */
+        delete: operations["adminDeleteCurrencyWithSlash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/checkout/v1/admin/gateways": {
         parameters: {
             query?: never;
@@ -351,6 +683,27 @@ export interface paths {
          * @description Defaults: operation `purchase`, fees "0", icon "", flow `redirect` (`offline` for pg `cash`), require_customer_phone false, is_active true, instructions "". A cash gateway is flow `offline`, operation `purchase` and not tokenizable. Every currency must be configured. A duplicate code → 400. `pg` names a driver of `GET gateway-drivers/`, and `settings` holds that driver's settings; secrets are write-only: the answer lists their names in `secrets_set`. On MySQL with no SECRETS_KEY, a secret → 400.
          */
         post: operations["adminCreateGateway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/gateways/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the gateways (the same, path with a trailing slash) */
+        get: operations["adminListGatewaysWithSlash"];
+        put?: never;
+        /**
+         * Add a gateway (the same, path with a trailing slash)
+         * @description Defaults: operation `purchase`, fees "0", icon "", flow `redirect` (`offline` for pg `cash`), require_customer_phone false, is_active true, instructions "". A cash gateway is flow `offline`, operation `purchase` and not tokenizable. Every currency must be configured. A duplicate code → 400. `pg` names a driver of `GET gateway-drivers/`, and `settings` holds that driver's settings; secrets are write-only: the answer lists their names in `secrets_set`. On MySQL with no SECRETS_KEY, a secret → 400.
+         */
+        post: operations["adminCreateGatewayWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -382,6 +735,31 @@ export interface paths {
         patch: operations["adminUpdateGateway"];
         trace?: never;
     };
+    "/b/checkout/v1/admin/gateways/{code}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a gateway (the same, path with a trailing slash) */
+        get: operations["adminGetGatewayWithSlash"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a gateway (the same, path with a trailing slash)
+         * @description A gateway no transaction used is deleted; one that transactions used is deactivated instead (`result: "deactivated"`), so their representation keeps its payment method.
+         */
+        delete: operations["adminDeleteGatewayWithSlash"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a gateway (partial) (the same, path with a trailing slash)
+         * @description The code is immutable: sending a different `code` → 400. `settings` merges into the stored ones (a key left out keeps its value, secrets included; `null` removes an optional key).
+         */
+        patch: operations["adminUpdateGatewayWithSlash"];
+        trace?: never;
+    };
     "/b/checkout/v1/admin/gateway-drivers": {
         parameters: {
             query?: never;
@@ -394,6 +772,26 @@ export interface paths {
          * @description The drivers a gateway's `pg` can name, with the settings, operations and currencies of each.
          */
         get: operations["adminListGatewayDrivers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/gateway-drivers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the gateway drivers (the same, path with a trailing slash)
+         * @description The drivers a gateway's `pg` can name, with the settings, operations and currencies of each.
+         */
+        get: operations["adminListGatewayDriversWithSlash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -423,6 +821,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/checkout/v1/admin/api-keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the API keys (never their secrets) (the same, path with a trailing slash) */
+        get: operations["adminListApiKeysWithSlash"];
+        put?: never;
+        /**
+         * Issue an API key (the same, path with a trailing slash)
+         * @description The answer is the only place the full `key` appears: only a hash of its secret is stored.
+         */
+        post: operations["adminCreateApiKeyWithSlash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/checkout/v1/admin/api-keys/{id}": {
         parameters: {
             query?: never;
@@ -443,6 +862,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/checkout/v1/admin/api-keys/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key (the same, path with a trailing slash)
+         * @description The key stops working at once; its row stays, listed with `revoked_at`. Revoking again is a no-op.
+         */
+        delete: operations["adminRevokeApiKeyWithSlash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/checkout/v1/admin/users": {
         parameters: {
             query?: never;
@@ -458,6 +897,27 @@ export interface paths {
          * @description The password is write-only (stored as a scrypt hash). A duplicate username → 400.
          */
         post: operations["adminCreateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/users/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Basic-auth users (the same, path with a trailing slash) */
+        get: operations["adminListUsersWithSlash"];
+        put?: never;
+        /**
+         * Create a user (the same, path with a trailing slash)
+         * @description The password is write-only (stored as a scrypt hash). A duplicate username → 400.
+         */
+        post: operations["adminCreateUserWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -488,6 +948,30 @@ export interface paths {
         patch: operations["adminUpdateUser"];
         trace?: never;
     };
+    "/b/checkout/v1/admin/users/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a user (the same, path with a trailing slash)
+         * @description An admin cannot delete themself (409).
+         */
+        delete: operations["adminDeleteUserWithSlash"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a user (partial) (the same, path with a trailing slash)
+         * @description An admin cannot deactivate themself or drop their own admin rights (400).
+         */
+        patch: operations["adminUpdateUserWithSlash"];
+        trace?: never;
+    };
     "/b/checkout/v1/admin/pymt-txn": {
         parameters: {
             query?: never;
@@ -500,6 +984,26 @@ export interface paths {
          * @description Filters combine; `created_after` ≤ created_at < `created_before`. Pages are keyset cursors: pass `next` as `cursor` for the next, older page (stable while transactions are being created). Deleted transactions are included, with `deleted_at`.
          */
         get: operations["adminSearchTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/pymt-txn/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search transactions, newest first (the same, path with a trailing slash)
+         * @description Filters combine; `created_after` ≤ created_at < `created_before`. Pages are keyset cursors: pass `next` as `cursor` for the next, older page (stable while transactions are being created). Deleted transactions are included, with `deleted_at`.
+         */
+        get: operations["adminSearchTransactionsWithSlash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -525,6 +1029,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/checkout/v1/admin/pymt-txn/{session_id}/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a transaction's events with their deliveries (the same, path with a trailing slash) */
+        get: operations["adminListEventsWithSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/checkout/v1/admin/pymt-txn/{session_id}/events/{event_id}/redeliver": {
         parameters: {
             query?: never;
@@ -536,6 +1057,23 @@ export interface paths {
         put?: never;
         /** Queue a fresh webhook delivery of an event */
         post: operations["adminRedeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/pymt-txn/{session_id}/events/{event_id}/redeliver/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a fresh webhook delivery of an event (the same, path with a trailing slash) */
+        post: operations["adminRedeliverEventWithSlash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -559,6 +1097,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/checkout/attachments/{file}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a transaction attachment (public) (the same, path with a trailing slash) */
+        get: operations["downloadAttachmentWithSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/s/{code}": {
         parameters: {
             query?: never;
@@ -568,6 +1123,23 @@ export interface paths {
         };
         /** Follow a short link (302 to its target) */
         get: operations["followShortLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{code}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a short link (302 to its target) (the same, path with a trailing slash) */
+        get: operations["followShortLinkWithSlash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -596,6 +1168,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/pbl/v2/card/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer's saved cards (the same, path with a trailing slash)
+         * @description Cards of the gateways of `type` the caller may use (and among `pg_codes` when sent), most recently used first: saved, saved again, or charged (a payment page or an auto-debit). With `agreement_id`, only the card last used for that agreement (saved under it, or charged for a transaction carrying it): an array of at most one card, empty when there is none.
+         */
+        post: operations["listCardsWithSlash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/pbl/v2/card/{token}": {
         parameters: {
             query?: never;
@@ -613,6 +1205,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/pbl/v2/card/{token}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a saved card (the same, path with a trailing slash) */
+        delete: operations["deleteCardWithSlash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -621,62 +1230,9 @@ export interface components {
             /** @example Not found. */
             detail: string;
         };
-        BillingAddressDto: {
-            /** @example Block 1, Street 2, House 3 */
-            line1: string;
-            line2?: string;
-            /** @example Kuwait City */
-            city: string;
-            /** @example Capital */
-            state: string;
-            /**
-             * @description ISO 3166-1 alpha-2 country code
-             * @example KW
-             */
-            country: string;
-            /** @example 13001 */
-            postal_code: string;
-        };
         NotificationsDto: {
             email?: ("created" | "paid" | "authorized" | "captured" | "failed" | "canceled" | "expired" | "voided" | "refunded")[];
             sms?: ("created" | "paid" | "authorized" | "captured" | "failed" | "canceled" | "expired" | "voided" | "refunded")[];
-        };
-        AgreementDto: {
-            /**
-             * @description The merchant's agreement id.
-             * @example subscription-42
-             */
-            id: string;
-            /**
-             * @description Default `unscheduled`.
-             * @enum {string}
-             */
-            type?: "recurring" | "installment" | "unscheduled";
-            /**
-             * @description Free text, e.g. daily, weekly, monthly, yearly, irregular.
-             * @example monthly
-             */
-            frequency?: string;
-            /** @enum {string} */
-            amount_variability?: "fixed" | "variable";
-            /**
-             * @description Decimal; no more decimals than the currency's digits.
-             * @example 25.000
-             */
-            max_amount_per_cycle?: string;
-            cycle_interval_days?: number;
-            total_cycles?: number;
-            /**
-             * Format: date
-             * @example 2030-01-01
-             */
-            start_date?: string;
-            /**
-             * Format: date
-             * @description On or after start_date.
-             * @example 2031-01-01
-             */
-            expiry_date?: string;
         };
         CreateTransactionDto: {
             /**
@@ -688,7 +1244,7 @@ export interface components {
              * @description Decimal amount; a JSON number is read as its decimal text. No more significant decimals than the currency has.
              * @example 86.000
              */
-            amount: string;
+            amount: string | number;
             /**
              * @description ISO 4217 code of a configured currency (case-insensitive)
              * @example KWD
@@ -724,7 +1280,22 @@ export interface components {
             customer_email?: string;
             /** @example +96550000000 */
             customer_phone?: string;
-            billing_address?: components["schemas"]["BillingAddressDto"] | (never | null);
+            billing_address?: {
+                /** @example Block 1, Street 2, House 3 */
+                line1: string;
+                line2?: string;
+                /** @example Kuwait City */
+                city: string;
+                /** @example Capital */
+                state: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 country code
+                 * @example KW
+                 */
+                country: string;
+                /** @example 13001 */
+                postal_code: string;
+            } | null;
             /** @description Unique among live (not canceled or expired) transactions; surrounding spaces are trimmed. */
             order_no?: string | null;
             /** @description Events to notify the customer of, per channel. Keys are case-insensitive. */
@@ -755,7 +1326,43 @@ export interface components {
              */
             payment_type?: "one_off" | "save_card" | "auto_debit";
             /** @description Required with payment_type auto_debit. */
-            agreement?: components["schemas"]["AgreementDto"] | (never | null);
+            agreement?: {
+                /**
+                 * @description The merchant's agreement id.
+                 * @example subscription-42
+                 */
+                id: string;
+                /**
+                 * @description Default `unscheduled`.
+                 * @enum {string}
+                 */
+                type?: "recurring" | "installment" | "unscheduled";
+                /**
+                 * @description Free text, e.g. daily, weekly, monthly, yearly, irregular.
+                 * @example monthly
+                 */
+                frequency?: string;
+                /** @enum {string} */
+                amount_variability?: "fixed" | "variable";
+                /**
+                 * @description Decimal; no more decimals than the currency's digits.
+                 * @example 25.000
+                 */
+                max_amount_per_cycle?: string;
+                cycle_interval_days?: number;
+                total_cycles?: number;
+                /**
+                 * Format: date
+                 * @example 2030-01-01
+                 */
+                start_date?: string;
+                /**
+                 * Format: date
+                 * @description On or after start_date.
+                 * @example 2031-01-01
+                 */
+                expiry_date?: string;
+            } | null;
         };
         PaymentMethodDto: {
             /** @example sandbox */
@@ -831,7 +1438,22 @@ export interface components {
             customer_email: string;
             customer_phone: string;
             customer_address_city: string;
-            billing_address: components["schemas"]["BillingAddressDto"] | (never | null);
+            billing_address: {
+                /** @example Block 1, Street 2, House 3 */
+                line1: string;
+                line2?: string;
+                /** @example Kuwait City */
+                city: string;
+                /** @example Capital */
+                state: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 country code
+                 * @example KW
+                 */
+                country: string;
+                /** @example 13001 */
+                postal_code: string;
+            } | null;
             order_no: string | null;
             notifications: components["schemas"]["NotificationsView"];
             vendor_name: string;
@@ -848,7 +1470,43 @@ export interface components {
             payment_type: "one_off" | "save_card" | "auto_debit";
             /** @description The gateway code that took the payment; empty before */
             settled_pg_code: string;
-            agreement: components["schemas"]["AgreementDto"] | (never | null);
+            agreement: {
+                /**
+                 * @description The merchant's agreement id.
+                 * @example subscription-42
+                 */
+                id: string;
+                /**
+                 * @description Default `unscheduled`.
+                 * @enum {string}
+                 */
+                type?: "recurring" | "installment" | "unscheduled";
+                /**
+                 * @description Free text, e.g. daily, weekly, monthly, yearly, irregular.
+                 * @example monthly
+                 */
+                frequency?: string;
+                /** @enum {string} */
+                amount_variability?: "fixed" | "variable";
+                /**
+                 * @description Decimal; no more decimals than the currency's digits.
+                 * @example 25.000
+                 */
+                max_amount_per_cycle?: string;
+                cycle_interval_days?: number;
+                total_cycles?: number;
+                /**
+                 * Format: date
+                 * @example 2030-01-01
+                 */
+                start_date?: string;
+                /**
+                 * Format: date
+                 * @description On or after start_date.
+                 * @example 2031-01-01
+                 */
+                expiry_date?: string;
+            } | null;
             shortify_attachment_url: boolean;
             shortify_checkout_url: boolean;
             /** @description The Basic user who created it; null with an API key */
@@ -882,7 +1540,7 @@ export interface components {
              * @description Decimal amount; a JSON number is read as its decimal text. No more significant decimals than the currency has.
              * @example 86.000
              */
-            amount?: string;
+            amount?: string | number;
             /**
              * @description ISO 4217 code of a configured currency (case-insensitive)
              * @example KWD
@@ -918,7 +1576,22 @@ export interface components {
             customer_email?: string;
             /** @example +96550000000 */
             customer_phone?: string;
-            billing_address?: components["schemas"]["BillingAddressDto"] | (never | null);
+            billing_address?: {
+                /** @example Block 1, Street 2, House 3 */
+                line1: string;
+                line2?: string;
+                /** @example Kuwait City */
+                city: string;
+                /** @example Capital */
+                state: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 country code
+                 * @example KW
+                 */
+                country: string;
+                /** @example 13001 */
+                postal_code: string;
+            } | null;
             /** @description Unique among live (not canceled or expired) transactions; surrounding spaces are trimmed. */
             order_no?: string | null;
             /** @description Events to notify the customer of, per channel. Keys are case-insensitive. */
@@ -949,7 +1622,43 @@ export interface components {
              */
             payment_type?: "one_off" | "save_card" | "auto_debit";
             /** @description Required with payment_type auto_debit. */
-            agreement?: components["schemas"]["AgreementDto"] | (never | null);
+            agreement?: {
+                /**
+                 * @description The merchant's agreement id.
+                 * @example subscription-42
+                 */
+                id: string;
+                /**
+                 * @description Default `unscheduled`.
+                 * @enum {string}
+                 */
+                type?: "recurring" | "installment" | "unscheduled";
+                /**
+                 * @description Free text, e.g. daily, weekly, monthly, yearly, irregular.
+                 * @example monthly
+                 */
+                frequency?: string;
+                /** @enum {string} */
+                amount_variability?: "fixed" | "variable";
+                /**
+                 * @description Decimal; no more decimals than the currency's digits.
+                 * @example 25.000
+                 */
+                max_amount_per_cycle?: string;
+                cycle_interval_days?: number;
+                total_cycles?: number;
+                /**
+                 * Format: date
+                 * @example 2030-01-01
+                 */
+                start_date?: string;
+                /**
+                 * Format: date
+                 * @description On or after start_date.
+                 * @example 2031-01-01
+                 */
+                expiry_date?: string;
+            } | null;
         };
         PayWithTestCardDto: {
             /**
@@ -1086,7 +1795,31 @@ export interface components {
                 [key: string]: unknown;
             };
             /** @description The card the payment saved or charged */
-            token: components["schemas"]["CardDto"] | (never | null);
+            token: {
+                /** @description Random, at least 32 characters; charge it with auto-debit */
+                token: string;
+                customer_id: string;
+                /** @example sandbox */
+                pg_code: string;
+                /** @example Visa */
+                brand: string;
+                /** @example Jane Doe */
+                name_on_card: string;
+                /** @example **** 1111 */
+                number: string;
+                /** @example 12 */
+                expiry_month: string;
+                /** @example 2030 */
+                expiry_year: string;
+                is_expired: boolean;
+                /** @description The customer types the CVC to pay with it on the payment page */
+                cvv_required: boolean;
+                is_preferred: boolean;
+                /** @description Ids of the agreements it was saved under */
+                agreements: string[];
+                /** Format: date-time */
+                created_at: string;
+            } | null;
             /** @description The Basic user who created the transaction */
             initiator?: components["schemas"]["InitiatorDto"];
             customer_id: string;
@@ -1149,7 +1882,7 @@ export interface components {
              * @description capture and refund only; omitted = the rest (the authorized amount for capture, what is left to refund for refund)
              * @example 10.000
              */
-            amount?: string;
+            amount?: string | number;
         } | unknown | unknown;
         OperationResponseDto: {
             /** @example The amount has been refunded. */
@@ -1419,12 +2152,12 @@ export interface components {
              * @description Non-negative decimal string (a JSON number is read as its decimal text); default "0".
              * @example 0.5
              */
-            fee_fixed?: string;
+            fee_fixed?: string | number;
             /**
              * @description Percent of the amount, non-negative decimal string; default "0". At most 100.
              * @example 2.5
              */
-            fee_percent?: string;
+            fee_percent?: string | number;
             /** @description Absolute http(s) URL, or "" for none */
             icon?: string;
             /**
@@ -1485,12 +2218,12 @@ export interface components {
              * @description Non-negative decimal string (a JSON number is read as its decimal text); default "0".
              * @example 0.5
              */
-            fee_fixed?: string;
+            fee_fixed?: string | number;
             /**
              * @description Percent of the amount, non-negative decimal string; default "0". At most 100.
              * @example 2.5
              */
-            fee_percent?: string;
+            fee_percent?: string | number;
             /** @description Absolute http(s) URL, or "" for none */
             icon?: string;
             /**
@@ -1700,7 +2433,22 @@ export interface components {
             customer_email: string;
             customer_phone: string;
             customer_address_city: string;
-            billing_address: components["schemas"]["BillingAddressDto"] | (never | null);
+            billing_address: {
+                /** @example Block 1, Street 2, House 3 */
+                line1: string;
+                line2?: string;
+                /** @example Kuwait City */
+                city: string;
+                /** @example Capital */
+                state: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 country code
+                 * @example KW
+                 */
+                country: string;
+                /** @example 13001 */
+                postal_code: string;
+            } | null;
             order_no: string | null;
             notifications: components["schemas"]["NotificationsView"];
             vendor_name: string;
@@ -1717,7 +2465,43 @@ export interface components {
             payment_type: "one_off" | "save_card" | "auto_debit";
             /** @description The gateway code that took the payment; empty before */
             settled_pg_code: string;
-            agreement: components["schemas"]["AgreementDto"] | (never | null);
+            agreement: {
+                /**
+                 * @description The merchant's agreement id.
+                 * @example subscription-42
+                 */
+                id: string;
+                /**
+                 * @description Default `unscheduled`.
+                 * @enum {string}
+                 */
+                type?: "recurring" | "installment" | "unscheduled";
+                /**
+                 * @description Free text, e.g. daily, weekly, monthly, yearly, irregular.
+                 * @example monthly
+                 */
+                frequency?: string;
+                /** @enum {string} */
+                amount_variability?: "fixed" | "variable";
+                /**
+                 * @description Decimal; no more decimals than the currency's digits.
+                 * @example 25.000
+                 */
+                max_amount_per_cycle?: string;
+                cycle_interval_days?: number;
+                total_cycles?: number;
+                /**
+                 * Format: date
+                 * @example 2030-01-01
+                 */
+                start_date?: string;
+                /**
+                 * Format: date
+                 * @description On or after start_date.
+                 * @example 2031-01-01
+                 */
+                expiry_date?: string;
+            } | null;
             shortify_attachment_url: boolean;
             shortify_checkout_url: boolean;
             /** @description The Basic user who created it; null with an API key */
@@ -1897,7 +2681,188 @@ export interface operations {
             };
         };
     };
+    metricsWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The user is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Too many failed authentications */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     createTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (≤ 255 characters, per credential, kept 24 h): a repeat with the same key and body returns the first successful response again with `Idempotent-Replayed: true`, without running the request twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTransactionDto"];
+                "multipart/form-data": components["schemas"]["CreateTransactionDtoForm"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateTransactionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionDto"];
+                };
+            };
+            /** @description Validation failed: field → messages */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The user may not use the gateway code
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    createTransactionWithSlash: {
         parameters: {
             query?: never;
             header?: {
@@ -2359,6 +3324,345 @@ export interface operations {
             };
         };
     };
+    retrieveTransactionWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the copy you hold: 304 without a body while it is still current */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description 40 lowercase hex characters */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionDto"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    replaceTransactionWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag from a previous read; refused with 412 when stale */
+                "If-Match"?: string;
+                /** @description A key of your choice (≤ 255 characters, per credential, kept 24 h): a repeat with the same key and body returns the first successful response again with `Idempotent-Replayed: true`, without running the request twice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description 40 lowercase hex characters */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTransactionDto"];
+                "multipart/form-data": components["schemas"]["CreateTransactionDtoForm"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateTransactionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionDto"];
+                };
+            };
+            /** @description Validation failed: field → messages */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The state no longer allows updates
+             *
+             *     A request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    updateTransactionWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag from a previous read; refused with 412 when stale */
+                "If-Match"?: string;
+                /** @description A key of your choice (≤ 255 characters, per credential, kept 24 h): a repeat with the same key and body returns the first successful response again with `Idempotent-Replayed: true`, without running the request twice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description 40 lowercase hex characters */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTransactionDto"];
+                "multipart/form-data": components["schemas"]["UpdateTransactionDtoForm"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateTransactionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionDto"];
+                };
+            };
+            /** @description Validation failed: field → messages */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The state no longer allows updates
+             *
+             *     A request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     testHelperPay: {
         parameters: {
             query?: never;
@@ -2372,6 +3676,112 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PayWithTestCardDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayWithTestCardDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionDto"];
+                };
+            };
+            /** @description No card, or not a card number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The gateway is not of type sandbox
+             *
+             *     A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The transaction is not payable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    testHelperPayWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 40 lowercase hex characters */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayWithTestCardDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayWithTestCardDto"];
             };
         };
         responses: {
@@ -2476,6 +3886,123 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AutoDebitDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["AutoDebitDto"];
+            };
+        };
+        responses: {
+            /** @description The webhook payload of the payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPayloadDto"];
+                };
+            };
+            /** @description Not the customer's card, or expired */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Unknown session, or one on a gateway the Basic user may not use (the same answer) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The transaction is not payable
+             *
+             *     A request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    autoDebitWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (≤ 255 characters, per credential, kept 24 h): a repeat with the same key and body returns the first successful response again with `Idempotent-Replayed: true`, without running the request twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutoDebitDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["AutoDebitDto"];
             };
         };
         responses: {
@@ -2591,6 +4118,123 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AutoDebitDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["AutoDebitDto"];
+            };
+        };
+        responses: {
+            /** @description The webhook payload of the payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPayloadDto"];
+                };
+            };
+            /** @description Not the customer's card, or expired */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Unknown session, or one on a gateway the Basic user may not use (the same answer) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The transaction is not payable
+             *
+             *     A request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    paymentAutoDebitWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (≤ 255 characters, per credential, kept 24 h): a repeat with the same key and body returns the first successful response again with `Idempotent-Replayed: true`, without running the request twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutoDebitDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["AutoDebitDto"];
             };
         };
         responses: {
@@ -2703,6 +4347,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InquiryDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["InquiryDto"];
             };
         };
         responses: {
@@ -2737,7 +4382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailDto"];
+                    "application/json": components["schemas"]["InquiryFailedDto"];
                 };
             };
             /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
@@ -2746,7 +4391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailDto"];
+                    "application/json": components["schemas"]["InquiryFailedDto"];
                 };
             };
             /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
@@ -2766,7 +4411,97 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["InquiryFailedDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    inquireWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["InquiryDto"];
+            };
+        };
+        responses: {
+            /** @description The payload of its latest event, signed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPayloadDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryFailedDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryFailedDto"];
+                };
+            };
+            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryFailedDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryFailedDto"];
                 };
             };
             /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
@@ -2795,6 +4530,122 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CashPaymentDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CashPaymentDto"];
+            };
+        };
+        responses: {
+            /** @description The payload of the `paid` event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPayloadDto"];
+                };
+            };
+            /** @description Not a cash gateway, or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The transaction is not payable
+             *
+             *     A request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    acknowledgeCashWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (≤ 255 characters, per credential, kept 24 h): a repeat with the same key and body returns the first successful response again with `Idempotent-Replayed: true`, without running the request twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CashPaymentDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CashPaymentDto"];
             };
         };
         responses: {
@@ -2909,6 +4760,122 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CashPaymentDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CashPaymentDto"];
+            };
+        };
+        responses: {
+            /** @description The payload of the `paid` event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPayloadDto"];
+                };
+            };
+            /** @description Not a cash gateway, or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description The transaction is not payable
+             *
+             *     A request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    cashPaymentWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (≤ 255 characters, per credential, kept 24 h): a repeat with the same key and body returns the first successful response again with `Idempotent-Replayed: true`, without running the request twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CashPaymentDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CashPaymentDto"];
             };
         };
         responses: {
@@ -3023,6 +4990,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OperationRequestDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["OperationRequestDto"];
             };
         };
         responses: {
@@ -3051,7 +5019,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailDto"];
+                    "application/json": components["schemas"]["OperationFailedDto"];
                 };
             };
             /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
@@ -3060,7 +5028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailDto"];
+                    "application/json": components["schemas"]["OperationFailedDto"];
                 };
             };
             /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
@@ -3098,6 +5066,205 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later; or the gateway did not confirm the operation in time (`"result": "pending"`: it may still happen, and the reconciler finishes it) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The gateway did not confirm the refund in time; it may still happen. */
+                        detail: string;
+                        /** @example refund */
+                        operation: string | null;
+                        /** @enum {string} */
+                        result: "failed" | "pending";
+                    };
+                };
+            };
+        };
+    };
+    runOperationWithSlash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key (same credential, same body) returns the first result */
+                "Tracking-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationRequestDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["OperationRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationResponseDto"];
+                };
+            };
+            /** @description Refused: state, amount or input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description No such transaction, or one on a gateway the user may not use (the same answer) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description The first request with this Tracking-Key still runs, a payment attempt holds the transaction, or another operation on it waits for the gateway’s answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description Tracking-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later; or the gateway did not confirm the operation in time (`"result": "pending"`: it may still happen, and the reconciler finishes it) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The gateway did not confirm the refund in time; it may still happen. */
+                        detail: string;
+                        /** @example refund */
+                        operation: string | null;
+                        /** @enum {string} */
+                        result: "failed" | "pending";
+                    };
+                };
+            };
+        };
+    };
+    listPaymentMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentMethodsRequestDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["PaymentMethodsRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodsDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["DetailDto"];
                 };
             };
@@ -3114,7 +5281,7 @@ export interface operations {
             };
         };
     };
-    listPaymentMethods: {
+    listPaymentMethodsWithSlash: {
         parameters: {
             query?: never;
             header?: never;
@@ -3124,6 +5291,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentMethodsRequestDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["PaymentMethodsRequestDto"];
             };
         };
         responses: {
@@ -3276,6 +5444,89 @@ export interface operations {
             };
         };
     };
+    listEventsWithSlash: {
+        parameters: {
+            query?: {
+                /** @description The `next` of the previous page; left out: from the first event */
+                after?: string;
+                /** @description Page size (default 100) */
+                limit?: number;
+                /** @description Only this transaction's events */
+                session_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeedPageDto"];
+                };
+            };
+            /** @description A bad cursor, limit or session_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     liveness: {
         parameters: {
             query?: never;
@@ -3312,7 +5563,77 @@ export interface operations {
             };
         };
     };
+    livenessWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status?: "ok";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     readiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status?: "ok";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No database answers, or requests are waiting too long for a connection */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    readinessWithSlash: {
         parameters: {
             query?: never;
             header?: never;
@@ -3421,6 +5742,157 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateAdminConfigDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateAdminConfigDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminConfigDto"];
+                };
+            };
+            /** @description Validation failed: field → messages */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminGetConfigWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminConfigDto"];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminUpdateConfigWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAdminConfigDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateAdminConfigDto"];
             };
         };
         responses: {
@@ -3570,6 +6042,157 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateCurrencyDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateCurrencyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyDto"];
+                };
+            };
+            /** @description Validation failed or duplicate code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminListCurrenciesWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyDto"][];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminCreateCurrencyWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCurrencyDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateCurrencyDto"];
             };
         };
         responses: {
@@ -3728,6 +6351,90 @@ export interface operations {
             };
         };
     };
+    adminDeleteCurrencyWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any case */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Still used by a gateway or a transaction */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     adminListGateways: {
         parameters: {
             query?: never;
@@ -3803,6 +6510,157 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateGatewayDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateGatewayDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayDto"];
+                };
+            };
+            /** @description Validation failed or duplicate code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminListGatewaysWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayDto"][];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminCreateGatewayWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateGatewayDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateGatewayDto"];
             };
         };
         responses: {
@@ -4039,6 +6897,252 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateGatewayDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateGatewayDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayDto"];
+                };
+            };
+            /** @description Validation failed: field → messages */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminGetGatewayWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayDto"];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminDeleteGatewayWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayDeletionDto"];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminUpdateGatewayWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGatewayDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateGatewayDto"];
             };
         };
         responses: {
@@ -4186,6 +7290,71 @@ export interface operations {
             };
         };
     };
+    adminListGatewayDriversWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayDriverDto"][];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     adminListApiKeys: {
         parameters: {
             query?: never;
@@ -4261,6 +7430,157 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateApiKeyDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateApiKeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedApiKeyDto"];
+                };
+            };
+            /** @description Validation failed: field → messages */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminListApiKeysWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyDto"][];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminCreateApiKeyWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateApiKeyDto"];
             };
         };
         responses: {
@@ -4409,6 +7729,80 @@ export interface operations {
             };
         };
     };
+    adminRevokeApiKeyWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     adminListUsers: {
         parameters: {
             query?: never;
@@ -4484,6 +7878,157 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateUserDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateUserDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description Validation failed or duplicate username */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminListUsersWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"][];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminCreateUserWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUserDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateUserDto"];
             };
         };
         responses: {
@@ -4653,6 +8198,185 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateUserDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description Validation failed: field → messages */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminDeleteUserWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The admin tried to delete themself */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminUpdateUserWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserDto"];
             };
         };
         responses: {
@@ -4829,7 +8553,178 @@ export interface operations {
             };
         };
     };
+    adminSearchTransactionsWithSlash: {
+        parameters: {
+            query?: {
+                state?: "created" | "paid" | "authorized" | "captured" | "failed" | "error" | "canceled" | "expired" | "voided" | "refunded";
+                /** @description Exact match */
+                order_no?: string;
+                /** @description Exact match, as the transaction holds it */
+                customer_email?: string;
+                /** @description created_at at or after this instant */
+                created_after?: string;
+                /** @description created_at strictly before this instant */
+                created_before?: string;
+                /** @description Page size (default 20) */
+                limit?: number;
+                /** @description The `next` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionPageDto"];
+                };
+            };
+            /** @description A filter, the limit or the cursor is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     adminListEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 40 lowercase hex characters */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDto"][];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Unknown session or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminListEventsWithSlash: {
         parameters: {
             query?: never;
             header?: never;
@@ -4993,7 +8888,142 @@ export interface operations {
             };
         };
     };
+    adminRedeliverEventWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 40 lowercase hex characters */
+                session_id: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliveryDto"];
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Unknown session or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description The transaction has no webhook_url */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     downloadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The last segment of the `attachment` URL: an unguessable token and the extension */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, as `Content-Disposition: attachment` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "application/msword": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "application/vnd.ms-excel": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    downloadAttachmentWithSlash: {
         parameters: {
             query?: never;
             header?: never;
@@ -5081,6 +9111,46 @@ export interface operations {
             };
         };
     };
+    followShortLinkWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Base62 code, at least 7 characters */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirects to the target (header `Location`) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
     listCards: {
         parameters: {
             query?: never;
@@ -5091,6 +9161,87 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ListCardsDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["ListCardsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardDto"][];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    listCardsWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListCardsDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["ListCardsDto"];
             };
         };
         responses: {
@@ -5161,6 +9312,95 @@ export interface operations {
         };
     };
     deleteCard: {
+        parameters: {
+            query: {
+                customer_id: string;
+                type: "sandbox" | "production";
+            };
+            header?: never;
+            path: {
+                /** @description The card token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Unknown, or another customer's card */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    deleteCardWithSlash: {
         parameters: {
             query: {
                 customer_id: string;

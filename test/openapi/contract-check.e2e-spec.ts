@@ -61,4 +61,46 @@ describe('the OpenAPI contract check', () => {
       null,
     );
   });
+
+  it('matches paths as written, as tools do: each spelling is declared (issue 26)', () => {
+    const missing = json({ detail: 'No such transaction.', result: 'failed' });
+    for (const path of ['/b/pbl/v2/inquiry', '/b/pbl/v2/inquiry/']) {
+      assert.equal(contractViolation('POST', path, 404, 'application/json', missing), null, path);
+    }
+    assert.match(
+      String(contractViolation('POST', '/b/pbl/v2/inquiry/', 404, 'application/json', json({}))),
+      /required property 'result'/,
+      'the slash form is checked against its own (declared) operation',
+    );
+  });
+
+  it('refuses an answer to a method the document lacks on a documented path', () => {
+    assert.match(
+      String(contractViolation('PUT', '/b/pbl/v2/inquiry/', 200, 'application/json', json({}))),
+      /PUT is not documented for \/b\/pbl\/v2\/inquiry/,
+    );
+    assert.equal(
+      contractViolation('PUT', '/b/pbl/v2/inquiry/', 404, 'application/json', json({ detail: 'Not found.' })),
+      null,
+      'a 404 says there is no such route',
+    );
+  });
+
+  it('refuses an accepted request body whose media type the operation does not declare', () => {
+    const page = json({ payment_methods: [] });
+    const multipart = { method: 'POST', contentType: 'multipart/form-data; boundary=x' };
+    assert.match(
+      String(contractViolation(multipart, '/b/pbl/v2/payment-methods/', 200, 'application/json', page)),
+      /a multipart\/form-data body was accepted, the document declares application\/json, application\/x-www-form-urlencoded/,
+    );
+    const form = { method: 'POST', contentType: 'application/x-www-form-urlencoded' };
+    const created = contractViolation(
+      form,
+      '/b/checkout/v1/admin/currencies/',
+      201,
+      'application/json',
+      json({ code: 'EUR', digits: 2 }),
+    );
+    assert.equal(created, null, 'a form on an admin route is declared');
+  });
 });
