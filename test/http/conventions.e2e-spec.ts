@@ -178,6 +178,26 @@ describe('HTTP conventions', () => {
         assert.match(res.body.detail as string, /^JSON parse error/, part);
       }
     });
+    it('refuses a lone surrogate sent unescaped in a UTF-16 body, accepts a pair', async () => {
+      // UTF-16 can carry a lone surrogate as raw code units, with no `\u` escape in the text.
+      const send = async (name: string) => {
+        const res = await fetch(new URL(TXN_PATH, t.url), {
+          method: 'POST',
+          headers: { Authorization: s.apiKey, 'Content-Type': 'application/json; charset=utf-16le' },
+          body: Buffer.from(
+            `{"type":"e_commerce","amount":"1","currency_code":"KWD","pg_codes":["sandbox"],"customer_first_name":"${name}"}`,
+            'utf16le',
+          ),
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      const pair = await send('a\ud83d\ude00');
+      assert.equal(pair.status, 201, JSON.stringify(pair.body));
+      assert.equal(pair.body.customer_first_name, 'a😀');
+      const lone = await send('a\ud800b');
+      assert.equal(lone.status, 400, JSON.stringify(lone.body));
+      assert.match(lone.body.detail as string, /^JSON parse error/);
+    });
     it('keeps a __proto__ key an ordinary, ignored key', async () => {
       const res = await t
         .http()

@@ -13,9 +13,10 @@ const DECIMAL_KEYS = new Set(['amount', 'fee_fixed', 'fee_percent']);
  */
 export function parseJsonKeepingDecimals(text: string): unknown {
   const value = parseNotTooDeep(text);
-  // A lone surrogate can only come from a `\uD800`-style escape: valid UTF-8 never decodes to one.
-  // Without such an escape in the text, no string needs the check (issue 25: no walk per string).
-  const check = SURROGATE_ESCAPE.test(text) ? checkedText : unchecked;
+  // A lone surrogate comes from a `\uD800`-style escape, or as a raw code unit from a body in
+  // another charset (UTF-16 carries them; valid UTF-8 never decodes to one). With neither in the
+  // text, no string needs the check (issue 25: no walk per string).
+  const check = MAY_HOLD_SURROGATE.test(text) ? checkedText : unchecked;
   if (!isPlainObject(value)) return plainValues(value, 1, check);
   // fromEntries defines own properties: a `__proto__` key stays a plain (ignored) key.
   return Object.fromEntries(
@@ -26,8 +27,8 @@ export function parseJsonKeepingDecimals(text: string): unknown {
   );
 }
 
-/** `\u` followed by a surrogate's code (D800–DFFF), in any case. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** `\u` followed by a surrogate's code (D800–DFFF), in any case, or a surrogate code unit itself. */
+const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
 const unchecked = (text: string): string => text;
 
 /**
