@@ -15,26 +15,9 @@ export interface RepresentationContext {
   publicBaseUrl: string;
 }
 
-const PLAIN_DECIMAL = /^(\d+)(?:\.(\d*))?$/;
-
-/**
- * {@link formatAmount} without a decimal library for what the columns hold: a plain decimal text
- * whose decimals beyond `digits` are zeros (MySQL's DECIMAL(19,6) answers `86.000000`) needs no
- * rounding, only padding or cutting zeros (issue 25). Anything else goes to formatAmount.
- */
-export function formatStoredAmount(value: string, digits: number): string {
-  const match = PLAIN_DECIMAL.exec(value);
-  if (!match) return formatAmount(value, digits);
-  const fraction = match[2] ?? '';
-  if (fraction.length > digits && !/^0*$/.test(fraction.slice(digits))) return formatAmount(value, digits);
-  const integer = match[1].replace(/^0+(?=\d)/, '');
-  if (digits === 0) return integer;
-  return `${integer}.${fraction.slice(0, digits).padEnd(digits, '0')}`;
-}
-
 /** The API representation of a transaction (contract §4 "Response representation"). */
 export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): TransactionDto {
-  const money = (value: string) => formatStoredAmount(value, ctx.digits);
+  const money = (value: string) => formatAmount(value, ctx.digits);
   const amount = money(tx.amount);
   return {
     session_id: tx.sessionId,
@@ -92,7 +75,7 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
 function toPaymentMethod(tx: Transaction, gateway: Gateway, ctx: RepresentationContext): PaymentMethodDto {
   return {
     ...gatewaySummary(gateway, ctx.publicBaseUrl),
-    amount: formatStoredAmount(tx.amount, ctx.digits),
+    amount: formatAmount(tx.amount, ctx.digits),
     currency_code: tx.currencyCode,
     fee: computeFee(tx.amount, gateway.feeFixed, gateway.feePercent, ctx.digits),
     redirect_url: paymentPageUrl(ctx.publicBaseUrl, tx.sessionId, gateway.code),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { amountProblem, computeFee, formatAmount, significantDecimals } from './money';
+import { amountProblem, computeFee, formatAmount, Money, significantDecimals } from './money';
 
 describe('money', () => {
   it('formats with the currency digits', () => {
@@ -8,6 +8,23 @@ describe('money', () => {
     assert.equal(formatAmount('7', 2), '7.00');
     assert.equal(formatAmount('1500', 0), '1500');
     assert.equal(formatAmount('9999999999999.999', 3), '9999999999999.999');
+  });
+
+  it('formats stored column text as the decimal library does, rounding where decimals carry value', () => {
+    assert.equal(formatAmount('86.000000', 3), '86.000');
+    assert.equal(formatAmount('007.100000', 2), '7.10');
+    assert.equal(formatAmount('0.000000', 0), '0');
+    assert.equal(formatAmount('1.005000', 2), '1.01', 'rounded half-up, not cut');
+    assert.equal(formatAmount('2.5', 0), '3');
+    const wholes = ['0', '7', '10', '0012', '9999999999999'];
+    const fractions = ['', '.', '.0', '.5', '.05', '.000000', '.125000', '.999500', '.100', '.1234567'];
+    for (const whole of wholes)
+      for (const fraction of fractions)
+        for (const digits of [0, 1, 2, 3]) {
+          const value = `${whole}${fraction}`;
+          const decimal = new Money(value).toFixed(digits, Money.ROUND_HALF_UP);
+          assert.equal(formatAmount(value, digits), decimal, `${value} with ${digits} digits`);
+        }
   });
 
   it('counts only decimals that carry value', () => {

@@ -38,7 +38,28 @@ export function significantDecimals(text: string): number {
 
 /** Formats with exactly `digits` decimals, rounding half-up: `("12.5", 3)` → `"12.500"`. */
 export function formatAmount(value: string | Money, digits: number): string {
+  if (typeof value === 'string') {
+    const plain = plainFixed(value, digits);
+    if (plain !== null) return plain;
+  }
   return new Money(value).toFixed(digits, Money.ROUND_HALF_UP);
+}
+
+const PLAIN_DECIMAL = /^(\d+)(?:\.(\d*))?$/;
+
+/**
+ * {@link formatAmount} without the decimal library where no rounding is needed, as for what the
+ * money columns hold (MySQL's DECIMAL(19,6) answers `86.000000`): a plain decimal text whose
+ * decimals beyond `digits` are zeros only needs zeros padded or cut (issue 25: the representation
+ * and the event payload format a dozen amounts per request). Null for anything else.
+ */
+function plainFixed(value: string, digits: number): string | null {
+  const match = PLAIN_DECIMAL.exec(value);
+  if (!match) return null;
+  const fraction = match[2] ?? '';
+  if (fraction.length > digits && !/^0*$/.test(fraction.slice(digits))) return null;
+  const integer = match[1].replace(/^0+(?=\d)/, '');
+  return digits === 0 ? integer : `${integer}.${fraction.slice(0, digits).padEnd(digits, '0')}`;
 }
 
 /** Gateway fee: `fixed + amount × percent / 100`, rounded half-up to the currency's digits. */
