@@ -353,6 +353,7 @@ async function main(): Promise<void> {
       'bench/floor-server.js',
       { ...db.env, ...shared, FLOOR_AUTHORIZATION: auth },
       `${PATH}0`,
+      (process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean),
     );
     const headers = { Authorization: auth, 'Content-Type': 'application/json' };
     const body = JSON.stringify(
