@@ -85,12 +85,18 @@ export default tseslint.config(
   {
     // contract §17: the UnitOfWork (src/database/) is the only way to open a DB transaction.
     files: ['src/**/*.ts'],
-    ignores: ['src/database/**'],
+    ignores: ['src/database/**', 'src/common/http/body-routes.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           paths: [
+            {
+              name: '@nestjs/common',
+              importNames: ['Post', 'Put', 'Patch', 'Delete'],
+              message:
+                'Use the route decorators of src/common/http/body-routes.ts: they read the request body (after the guards).',
+            },
             {
               name: '@nestjs/typeorm',
               importNames: ['InjectDataSource'],

@@ -1,4 +1,5 @@
-import { Controller, Get, Post, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { toCurrencyDto } from '../admin/admin.mapper';

@@ -1,4 +1,5 @@
-import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { sourceOf } from '../auth/auth-throttle.service';

@@ -1,4 +1,5 @@
-import { Body, Get, Patch } from '@nestjs/common';
+import { Body, Get } from '@nestjs/common';
+import { Patch } from '../common/http/body-routes';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { AppConfig } from '../config/app-config';
 import { AdminResource, ReadDocs, UpdateDocs } from './admin-routes';

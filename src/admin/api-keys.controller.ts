@@ -1,4 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Param } from '@nestjs/common';
+import { Delete, Post } from '../common/http/body-routes';
 import { ApiKeysService } from '../auth/api-keys/api-keys.service';
 import { AdminResource, CreateDocs, DeleteDocs, ListDocs } from './admin-routes';
 import { toApiKeyDto, toIssuedApiKeyDto } from './admin.mapper';

@@ -1,4 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Param } from '@nestjs/common';
+import { Delete, Post } from '../common/http/body-routes';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { AdminResource, CreateDocs, DeleteDocs, ListDocs } from './admin-routes';
 import { toCurrencyDto } from './admin.mapper';

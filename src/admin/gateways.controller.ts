@@ -1,4 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Param } from '@nestjs/common';
+import { Delete, Patch, Post } from '../common/http/body-routes';
 import { GatewaysService } from '../gateways/gateways.service';
 import { AdminResource, CreateDocs, DeleteDocs, ListDocs, ReadDocs, UpdateDocs } from './admin-routes';
 import { toGatewayChanges, toGatewayDto, toNewGateway } from './admin.mapper';

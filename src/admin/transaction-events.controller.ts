@@ -1,4 +1,5 @@
-import { Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Get, HttpCode, Param } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import {
   ApiAcceptedResponse,
   ApiConflictResponse,

@@ -1,4 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Param } from '@nestjs/common';
+import { Delete, Patch, Post } from '../common/http/body-routes';
 import { CurrentPrincipal } from '../auth/authenticated.decorator';
 import type { Principal } from '../auth/principal';
 import { UsersService } from '../auth/users/users.service';

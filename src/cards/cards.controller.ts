@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Query } from '@nestjs/common';
+import { Delete, Post } from '../common/http/body-routes';
 import {
   ApiBadRequestResponse,
   ApiNoContentResponse,

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { NotFound } from '../common/errors/domain-errors';

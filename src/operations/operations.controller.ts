@@ -1,4 +1,5 @@
-import { Body, Controller, Headers, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Res, UseFilters } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import {
   ApiBadRequestResponse,
   ApiBody,

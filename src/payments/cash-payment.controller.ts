@@ -1,4 +1,5 @@
-import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { applyDecorators, Body, Controller, HttpCode } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/authenticated.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';

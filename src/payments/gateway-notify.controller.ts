@@ -1,4 +1,5 @@
-import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Param, Req, Res } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import type { Response } from 'express';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { RawBodyRequest } from '../common/http/json-body';

@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Post, UseFilters } from '@nestjs/common';
+import { Body, Controller, HttpCode, UseFilters } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,

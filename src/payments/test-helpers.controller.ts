@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Res } from '@nestjs/common';
+import { Post } from '../common/http/body-routes';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,

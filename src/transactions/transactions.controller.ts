@@ -5,12 +5,10 @@ import {
   Headers,
   HttpCode,
   Param,
-  Patch,
-  Post,
-  Put,
   Res,
   UseInterceptors,
 } from '@nestjs/common';
+import { Patch, Post, Put } from '../common/http/body-routes';
 import {
   ApiBadRequestResponse,
   ApiBody,

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { RequestMethod } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import { BodyReadingInterceptor } from '../../src/common/http/body-reading.interceptor';
 import { transactionBody } from '../factories/transaction.factory';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
@@ -103,6 +107,38 @@ describe('HTTP conventions', () => {
         .set('Content-Type', 'application/json; charset=utf-8')
         .send(JSON.stringify(transactionBody()))
         .expect(201);
+    });
+  });
+
+  describe('which routes read a body', () => {
+    it('every POST, PUT, PATCH and DELETE route reads it first; no GET route has the reader', () => {
+      const methods: Record<number, string> = {
+        [RequestMethod.GET]: 'GET',
+        [RequestMethod.POST]: 'POST',
+        [RequestMethod.PUT]: 'PUT',
+        [RequestMethod.PATCH]: 'PATCH',
+        [RequestMethod.DELETE]: 'DELETE',
+      };
+      const seen: Record<string, number> = {};
+      for (const moduleRef of t.app.get(ModulesContainer).values()) {
+        for (const controller of moduleRef.controllers.values()) {
+          const prototype = (controller.metatype as { prototype: object }).prototype;
+          for (const name of Object.getOwnPropertyNames(prototype)) {
+            const handler = (prototype as Record<string, unknown>)[name];
+            if (typeof handler !== 'function') continue;
+            const method = Reflect.getMetadata(METHOD_METADATA, handler) as number | undefined;
+            if (method === undefined) continue;
+            const kind = methods[method];
+            assert.ok(kind, `${controller.name}.${name}: an HTTP method this test does not know`);
+            const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[]) ?? [];
+            const label = `${kind} ${controller.name}.${name}`;
+            if (kind === 'GET') assert.ok(!interceptors.includes(BodyReadingInterceptor), label);
+            else assert.equal(interceptors[0], BodyReadingInterceptor, label);
+            seen[kind] = (seen[kind] ?? 0) + 1;
+          }
+        }
+      }
+      for (const kind of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) assert.ok(seen[kind] > 0, kind);
     });
   });
 

@@ -4,7 +4,8 @@ import { from, Observable, switchMap } from 'rxjs';
 import { hasBody, RequestBodies } from './request-bodies';
 
 /**
- * Global: reads the request body (JSON, urlencoded) before the route's own interceptors and pipes.
+ * Reads the request body (JSON, urlencoded) before the route's other interceptors and pipes, on every
+ * route declared with a method that has a body (body-routes.ts).
  * An interceptor because Nest runs them after all guards: without valid credentials a body is
  * never read or parsed, and the 401 costs nothing (contract §3). Routes Nest does not match (404)
  * never read theirs either.

@@ -1,13 +1,12 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { BodyGate } from './body-gate';
-import { BodyReadingInterceptor } from './body-reading.interceptor';
 import { RequestBodies } from './request-bodies';
 
 /**
  * Request bodies, read after authentication (contract §3) and through one {@link BodyGate} per process
- * (contract §17), shared by the JSON/form reader and the multipart upload interceptor.
+ * (contract §17), shared by the JSON/form reader and the multipart upload interceptor. Which routes read
+ * a body: those declared with the route decorators of body-routes.ts (every POST, PUT, PATCH, DELETE).
  */
 @Global()
 @Module({
@@ -18,7 +17,6 @@ import { RequestBodies } from './request-bodies';
       inject: [AppConfig],
     },
     RequestBodies,
-    { provide: APP_INTERCEPTOR, useClass: BodyReadingInterceptor },
   ],
   exports: [BodyGate, RequestBodies],
 })
