@@ -41,6 +41,36 @@ describe('money', () => {
     assert.equal(computeFee('1', '0.1', '20', 2), '0.30'); // 0.1 + 0.2, no float drift
   });
 
+  it('computes the fee of stored column text as the decimal library does', () => {
+    const amounts = [
+      '0.000000',
+      '1',
+      '10.005000',
+      '86.000000',
+      '0.015',
+      '1234567.891000',
+      '9999999999999.999999',
+    ];
+    const fixeds = ['0', '0.000000', '0.250000', '0.1', '100.125000', '0.005'];
+    const percents = ['0', '0.000000', '2.500000', '50', '1.75', '0.333333', '100.000000'];
+    for (const amount of amounts)
+      for (const fixed of fixeds)
+        for (const percent of percents)
+          for (const digits of [0, 1, 2, 3]) {
+            const decimal = new Money(fixed)
+              .plus(new Money(amount).times(percent).dividedBy(100))
+              .toFixed(digits, Money.ROUND_HALF_UP);
+            assert.equal(
+              computeFee(amount, fixed, percent, digits),
+              decimal,
+              `${amount} ${fixed} ${percent} ${digits}`,
+            );
+          }
+    // anything but plain non-negative decimals still goes through the decimal library
+    assert.equal(computeFee('1e2', '0', '10', 2), '10.00');
+    assert.equal(computeFee('100', '-1', '10', 2), '9.00');
+  });
+
   it('accepts the amount grammar and names what is wrong', () => {
     assert.equal(amountProblem('1'), null);
     assert.equal(amountProblem('1234567890123.45'), null);

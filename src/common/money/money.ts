@@ -64,8 +64,47 @@ function plainFixed(value: string, digits: number): string | null {
 
 /** Gateway fee: `fixed + amount × percent / 100`, rounded half-up to the currency's digits. */
 export function computeFee(amount: string, feeFixed: string, feePercent: string, digits: number): string {
+  const plain = plainFee(amount, feeFixed, feePercent, digits);
+  if (plain !== null) return plain;
   const fee = new Money(feeFixed).plus(new Money(amount).times(feePercent).dividedBy(100));
   return formatAmount(fee, digits);
+}
+
+/** A plain decimal text as an integer and its scale: `"1.25"` → 125n at scale 2. */
+interface Scaled {
+  units: bigint;
+  scale: number;
+}
+
+function scaledOf(text: string): Scaled | null {
+  const match = PLAIN_DECIMAL.exec(text);
+  if (!match) return null;
+  const fraction = match[2] ?? '';
+  return { units: BigInt(match[1] + fraction), scale: fraction.length };
+}
+
+/**
+ * {@link computeFee} in exact integer arithmetic when all three are plain non-negative decimals (what
+ * the columns hold): `fixed + amount × percent / 100` at a common scale, then half-up to `digits`.
+ * The same result as the decimal library (issue 25: every representation computes a fee). Null for
+ * anything else.
+ */
+function plainFee(amount: string, feeFixed: string, feePercent: string, digits: number): string | null {
+  const a = scaledOf(amount);
+  const p = scaledOf(feePercent);
+  const f = scaledOf(feeFixed);
+  if (!a || !p || !f) return null;
+  const productScale = a.scale + p.scale + 2; // ÷ 100
+  const scale = Math.max(productScale, f.scale);
+  const total =
+    a.units * p.units * 10n ** BigInt(scale - productScale) + f.units * 10n ** BigInt(scale - f.scale);
+  let rounded: bigint;
+  if (scale > digits) {
+    const divisor = 10n ** BigInt(scale - digits);
+    rounded = (total + divisor / 2n) / divisor; // non-negative: half-up
+  } else rounded = total * 10n ** BigInt(digits - scale);
+  const text = rounded.toString().padStart(digits + 1, '0');
+  return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
 
 /** Canonical text of a decimal for storage: no exponent, no trailing zeros. */
