@@ -71,7 +71,7 @@ function runNodeTests(label, files, env) {
         `--test-reporter-destination=${countsFile}`,
         ...files,
       ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
+      { env: { DB_UNIT_CHECKS: 'true', ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
     );
     child.on('close', (code) => {
       const seconds = ((performance.now() - started) / 1000).toFixed(1);

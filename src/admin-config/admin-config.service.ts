@@ -46,11 +46,12 @@ export class AdminConfigService {
    */
   async update(changes: AdminConfigChanges): Promise<AdminConfig> {
     const sent = { ...stripUndefined(changes), updatedAt: new Date() };
-    const updateRow = () => this.uow.retrying(() => this.rows.update({ id: ROW_ID }, sent));
+    const updateRow = () =>
+      this.uow.retrying((m) => m.withRepository(this.rows).update({ id: ROW_ID }, sent));
     const result = await updateRow();
     if (!result.affected) {
       try {
-        await this.uow.retrying(() => this.rows.insert({ ...this.defaults(), ...sent }));
+        await this.uow.retrying((m) => m.withRepository(this.rows).insert({ ...this.defaults(), ...sent }));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         await updateRow();

@@ -83,10 +83,12 @@ export class AdminSessionsService implements OnModuleInit {
       createdAt: now,
       lastSeenAt: now,
     };
-    await this.uow.retrying(() => this.sessions.insert(session));
+    await this.uow.retrying((m) => m.withRepository(this.sessions).insert(session));
     await this.signOut(replacing);
     const idleSince = new Date(now.getTime() - this.idleMs);
-    await this.uow.retrying(() => this.sessions.delete({ lastSeenAt: LessThan(idleSince) }));
+    await this.uow.retrying((m) =>
+      m.withRepository(this.sessions).delete({ lastSeenAt: LessThan(idleSince) }),
+    );
     return { ok: true, token };
   }
 
@@ -106,17 +108,20 @@ export class AdminSessionsService implements OnModuleInit {
     }
     if (now.getTime() - session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
       session.lastSeenAt = now;
-      await this.uow.retrying(() => this.sessions.update({ id: session.id }, { lastSeenAt: now }));
+      await this.uow.retrying((m) =>
+        m.withRepository(this.sessions).update({ id: session.id }, { lastSeenAt: now }),
+      );
     }
     return { session, user };
   }
 
   async signOut(token: string | undefined): Promise<void> {
-    if (token) await this.uow.retrying(() => this.sessions.delete({ tokenHash: sha256(token) }));
+    if (token)
+      await this.uow.retrying((m) => m.withRepository(this.sessions).delete({ tokenHash: sha256(token) }));
   }
 
   private async end(session: AdminSession): Promise<void> {
-    await this.uow.retrying(() => this.sessions.delete({ id: session.id }));
+    await this.uow.retrying((m) => m.withRepository(this.sessions).delete({ id: session.id }));
   }
 
   /** Whether a form's token is the session's (constant time). */

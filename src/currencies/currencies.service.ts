@@ -57,7 +57,7 @@ export class CurrenciesService {
     }
     const currency = this.currencies.create({ code: upper, digits: resolvedDigits, createdAt: new Date() });
     try {
-      await this.uow.retrying(() => this.currencies.insert(currency));
+      await this.uow.retrying((m) => m.withRepository(this.currencies).insert(currency));
       this.cache.delete(upper);
     } catch (error) {
       if (isUniqueViolation(error)) throw new FieldErrors({ code: [`Currency "${upper}" already exists.`] });
@@ -67,7 +67,9 @@ export class CurrenciesService {
   }
 
   async remove(code: string): Promise<void> {
-    const result = await this.uow.retrying(() => this.currencies.delete({ code: code.toUpperCase() }));
+    const result = await this.uow.retrying((m) =>
+      m.withRepository(this.currencies).delete({ code: code.toUpperCase() }),
+    );
     this.cache.delete(code.toUpperCase());
     if (!result.affected) throw new NotFound();
   }

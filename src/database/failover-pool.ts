@@ -10,7 +10,7 @@ import {
 import type { QueryRunner } from 'typeorm';
 import { DatabaseUnavailableError, NETWORK_ERROR_CODES, StatementTimeoutError } from './db-errors';
 import { endpointName, type MysqlEndpoint } from '../config/mysql-url';
-import { timeLeft } from './time-limit';
+import { acquireTimeLeft, statementTimeLeft } from './time-limit';
 import { assertOutsideUnit } from './unit-context';
 
 export interface FailoverSettings {
@@ -20,7 +20,7 @@ export interface FailoverSettings {
   acquireTimeoutMs: number;
   /**
    * The longest a statement may go unanswered (`DB_QUERY_TIMEOUT_MS`); less when the unit of work
-   * it belongs to has less left ({@link timeLeft}). Then its connection is cut.
+   * it belongs to has less left ({@link statementTimeLeft}). Then its connection is cut.
    */
   queryTimeoutMs: number;
   /** `wsrep_sync_wait` for sessions on Galera nodes (0: off). */
@@ -171,7 +171,7 @@ export class FailoverPool {
     }
     let finished = false;
     // Within a unit of work's time limit, no longer than what it has left.
-    const left = timeLeft();
+    const left = acquireTimeLeft();
     const waitMs = Math.min(this.settings.acquireTimeoutMs, left ?? Infinity);
     const finish = (error: Error | null, connection?: PoolConnection) => {
       if (finished) {
@@ -451,7 +451,7 @@ export class FailoverPool {
     (connection as unknown as { query: Query }).query = (...args: unknown[]) => {
       const callback = args[args.length - 1];
       if (typeof callback !== 'function' || this.unlimited.has(connection)) return query(...args);
-      const left = timeLeft();
+      const left = statementTimeLeft(connection);
       const limitMs = Math.min(this.settings.queryTimeoutMs, left ?? Infinity);
       if (limitMs <= 0) {
         this.overran(node, connection, 0);

@@ -1,6 +1,6 @@
 import type { AfterQueryEvent, BeforeQueryEvent, EntitySubscriberInterface } from 'typeorm';
 import { DatabaseUnavailableError } from './db-errors';
-import { currentUnit } from './unit-context';
+import { insideUnit } from './unit-context';
 
 /**
  * Turns on the embedded SQLite database's single connection. TypeORM's better-sqlite3 driver runs
@@ -31,7 +31,7 @@ export class SqliteGate implements EntitySubscriberInterface {
   }
 
   beforeQuery(event: BeforeQueryEvent): Promise<void> | void {
-    if (currentUnit()) return; // the unit this query belongs to holds the gate
+    if (insideUnit()) return; // the unit this query belongs to holds the gate
     const key = event.parameters;
     if (typeof key !== 'object' || key === null) {
       throw new Error('SqliteGate: a query without a parameter array cannot take a turn');

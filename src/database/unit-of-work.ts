@@ -1,13 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { ServiceUnavailable } from '../common/errors/domain-errors';
 import { Dialect } from './dialect';
 import { AppConfig } from '../config/app-config';
 import { isConnectionLoss, isRetryableConflict } from './db-errors';
 import { SqliteGate } from './sqlite-gate';
-import { timeLeft, withinTimeLimit } from './time-limit';
-import { currentUnit, runInUnit, runOutsideUnits, type UnitState } from './unit-context';
+import { acquireWithin, bindDeadline, unbindDeadline } from './time-limit';
+import {
+  holdingConnection,
+  insideUnit,
+  runInUnit,
+  runOutsideUnits,
+  trackUnitsByContext,
+  unitOf,
+  type UnitState,
+} from './unit-context';
 
 /** Runs of a unit before it gives up with 503 (the first one included). */
 export const UNIT_ATTEMPTS = 6;
@@ -67,6 +75,7 @@ export class UnitOfWork {
   readonly stats: UnitOfWorkStats = { retries: 0, exhausted: 0 };
   private readonly gate: SqliteGate | null;
   private readonly timeLimitMs: number;
+  private readonly isMysql: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -74,9 +83,11 @@ export class UnitOfWork {
   ) {
     this.timeLimitMs = unitTimeLimitMs(config.database.pool.queryTimeoutMs);
     this.gate = null;
-    if (!Dialect.of(dataSource).isMysql) {
+    this.isMysql = Dialect.of(dataSource).isMysql;
+    if (!this.isMysql) {
       this.gate = new SqliteGate(config.database.pool.acquireTimeoutMs);
       dataSource.subscribers.push(this.gate);
+      trackUnitsByContext(); // one connection for all: the gate tells units apart by async context
     }
   }
 
@@ -87,8 +98,9 @@ export class UnitOfWork {
 
   /** Runs `work` in one DB transaction, retried whole on conflicts; returns what it returns. */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (currentUnit()) throw new Error('UnitOfWork.run was called inside another unit of work');
-    const { result, afterCommit } = await withinTimeLimit(this.timeLimitMs, () => this.runRetried(work));
+    if (insideUnit()) throw new Error('UnitOfWork.run was called inside another unit of work');
+    const deadline = Date.now() + this.timeLimitMs;
+    const { result, afterCommit } = await this.runRetried(work, deadline);
     // After the time limit has closed: the callbacks' own database work is not bound by it.
     for (const callback of afterCommit) runOutsideUnits(callback);
     return result;
@@ -96,13 +108,14 @@ export class UnitOfWork {
 
   private async runRetried<T>(
     work: (manager: EntityManager) => Promise<T>,
+    deadline: number,
   ): Promise<{ result: T; afterCommit: UnitState['afterCommit'] }> {
     for (let attempt = 1; ; attempt++) {
       const unit: UnitState = { active: true, afterCommit: [] };
       try {
         const result = this.gate
-          ? await this.gate.exclusive(() => this.runOnce(unit, work))
-          : await this.runOnce(unit, work);
+          ? await this.gate.exclusive(() => this.runOnce(unit, work, deadline))
+          : await this.runOnce(unit, work, deadline);
         return { result, afterCommit: unit.afterCommit };
       } catch (error) {
         if (!(error instanceof RunFailed)) throw error;
@@ -112,7 +125,7 @@ export class UnitOfWork {
         // twice, so 503.
         const retryable = isRetryableConflict(reason) || (isConnectionLoss(reason) && !duringCommit);
         if (!retryable) throw reason;
-        await this.beforeRetry(attempt, reason, 'Unit of work');
+        await this.beforeRetry(attempt, reason, 'Unit of work', deadline);
       }
     }
   }
@@ -120,28 +133,28 @@ export class UnitOfWork {
   /**
    * Statements that each commit on their own (no transaction), retried as a whole on the same
    * conflicts as {@link run}, within the same time limit: for single conditional writes that race
-   * other replicas (claims).
+   * other replicas (claims). `work` runs them through the `manager` it is given (a connection of
+   * its own per run, bound by the limit).
    */
   async retrying<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return withinTimeLimit(this.timeLimitMs, async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await work(this.dataSource.manager);
-        } catch (error) {
-          if (!isRetryableConflict(error)) throw error;
-          await this.beforeRetry(attempt, error, 'Statement');
-        }
+    const deadline = Date.now() + this.timeLimitMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.onOwnConnection(work, deadline);
+      } catch (error) {
+        if (!isRetryableConflict(error)) throw error;
+        await this.beforeRetry(attempt, error, 'Statement', deadline);
       }
-    });
+    }
   }
 
   /**
    * Waits before run `attempt + 1`, or gives up with 503: after {@link UNIT_ATTEMPTS} runs, or
-   * when the next one could not start within the time limit.
+   * when the next one could not start before `deadline`.
    */
-  private async beforeRetry(attempt: number, reason: unknown, what: string): Promise<void> {
+  private async beforeRetry(attempt: number, reason: unknown, what: string, deadline: number): Promise<void> {
     const pause = backoff(attempt);
-    const left = timeLeft() ?? Infinity;
+    const left = deadline - Date.now();
     if (attempt >= UNIT_ATTEMPTS || left <= pause) {
       this.stats.exhausted++;
       this.logger.warn(
@@ -157,30 +170,69 @@ export class UnitOfWork {
   }
 
   /**
-   * Runs `callback` once the unit `work` runs in has committed (never if it rolls back), outside
-   * the unit. Outside a unit it runs at once.
+   * Runs `callback` once the unit `manager` belongs to has committed (never if it rolls back),
+   * outside the unit. With a manager of no open unit it runs at once.
    */
-  afterCommit(callback: () => void): void {
-    const unit = currentUnit();
+  afterCommit(manager: EntityManager, callback: () => void): void {
+    const unit = unitOf(manager);
     if (!unit) runOutsideUnits(callback);
     else if (!unit.afterCommit.includes(callback)) unit.afterCommit.push(callback);
   }
 
-  private async runOnce<T>(unit: UnitState, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /**
+   * A query runner with its own connection, taken within `deadline`, whose statements are bound by
+   * it (MySQL: the failover pool reads the deadline of the connection). On SQLite, the one runner.
+   */
+  private async connected(deadline: number): Promise<QueryRunner> {
     const runner = this.dataSource.createQueryRunner('master');
+    try {
+      await acquireWithin(deadline, () => runner.connect());
+    } catch (error) {
+      await runner.release();
+      throw error;
+    }
+    if (this.isMysql) bindDeadline(connectionOf(runner), deadline);
+    return runner;
+  }
+
+  private async release(runner: QueryRunner): Promise<void> {
+    if (this.isMysql) unbindDeadline(connectionOf(runner));
+    await runner.release();
+  }
+
+  private async onOwnConnection<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    deadline: number,
+  ): Promise<T> {
+    if (!this.isMysql) return work(this.dataSource.manager); // SQLite: each statement takes the gate
+    const runner = await this.connected(deadline);
+    try {
+      return await holdingConnection(() => work(runner.manager));
+    } finally {
+      await this.release(runner);
+    }
+  }
+
+  private async runOnce<T>(
+    unit: UnitState,
+    work: (manager: EntityManager) => Promise<T>,
+    deadline: number,
+  ): Promise<T> {
+    let runner: QueryRunner | undefined;
     let duringCommit = false;
     try {
-      await runner.connect(); // the unit's own connection, taken before it starts
-      return await runInUnit(unit, async () => {
+      runner = await this.connected(deadline); // the unit's own connection, taken before it starts
+      const held = runner;
+      return await runInUnit(held, unit, async () => {
         try {
-          await runner.startTransaction();
-          const result = await work(runner.manager);
+          await held.startTransaction();
+          const result = await work(held.manager);
           duringCommit = true;
-          await runner.commitTransaction();
+          await held.commitTransaction();
           return result;
         } catch (error) {
           // Inside the unit: on SQLite the ROLLBACK must pass the gate this unit holds.
-          if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+          if (held.isTransactionActive) await held.rollbackTransaction().catch(() => undefined);
           throw error;
         }
       });
@@ -188,10 +240,14 @@ export class UnitOfWork {
       throw new RunFailed(error, duringCommit);
     } finally {
       unit.active = false;
-      await runner.release();
+      if (runner) await this.release(runner);
     }
   }
 }
+
+/** The driver connection a connected MySQL query runner holds (the failover pool's). */
+const connectionOf = (runner: QueryRunner): object =>
+  (runner as unknown as { databaseConnection: object }).databaseConnection;
 
 /** Full jitter over an exponential ceiling: 15, 30, 60… ms, capped. */
 function backoff(attempt: number): number {

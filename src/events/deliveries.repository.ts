@@ -202,8 +202,15 @@ export class DeliveriesRepository {
   /** A fresh pending webhook delivery of an event; returns its id. */
   async addWebhookDelivery(event: OutboxEvent, url: string, now: Date): Promise<string> {
     const row = newDeliveryRow({ eventRowId: event.id, channel: 'webhook', target: url, now });
-    const inserted = await this.uow.retrying(() =>
-      this.deliveries.createQueryBuilder().insert().into(Delivery).values(row).updateEntity(false).execute(),
+    const inserted = await this.uow.retrying((m) =>
+      m
+        .withRepository(this.deliveries)
+        .createQueryBuilder()
+        .insert()
+        .into(Delivery)
+        .values(row)
+        .updateEntity(false)
+        .execute(),
     );
     return insertedId(inserted);
   }

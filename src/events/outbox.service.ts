@@ -52,10 +52,10 @@ export class OutboxService {
     if (others.length > 0) await bulkInsert(manager, Delivery, others);
     if (toSend.length > 0) {
       const event = Object.assign(new OutboxEvent(), { id: eventRowId, ...eventRow(envelope) });
-      this.uow.afterCommit(() => this.dispatch.take({ event, deliveries: toSend as Delivery[] }));
+      this.uow.afterCommit(manager, () => this.dispatch.take({ event, deliveries: toSend as Delivery[] }));
     }
     if (rows.some((row) => row.status === 'pending' && !toSend.includes(row))) {
-      this.uow.afterCommit(this.committed);
+      this.uow.afterCommit(manager, this.committed);
     }
   }
 
@@ -88,7 +88,7 @@ export class OutboxService {
             .map(({ p, eventId, now }) => newDeliveryRow({ eventRowId: rowIdOf.get(eventId)!, ...p, now })),
         );
       }
-      this.uow.afterCommit(this.committed);
+      this.uow.afterCommit(manager, this.committed);
     }
   }
 }

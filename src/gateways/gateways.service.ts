@@ -102,7 +102,9 @@ export class GatewaysService {
     };
     try {
       // A fresh entity per run: a run that failed at COMMIT may have given the last one an id.
-      const saved = await this.uow.retrying(() => this.gateways.save(this.gateways.create(fields)));
+      const saved = await this.uow.retrying((m) =>
+        m.withRepository(this.gateways).save(this.gateways.create(fields)),
+      );
       this.cache.delete(input.code);
       return saved;
     } catch (error) {
@@ -116,7 +118,7 @@ export class GatewaysService {
     const gateway = await this.get(code);
     Object.assign(gateway, changes, { updatedAt: new Date() });
     if (changes.currencies) gateway.currencies = changes.currencies.map((c) => c.toUpperCase());
-    const saved = await this.uow.retrying(() => this.gateways.save(gateway));
+    const saved = await this.uow.retrying((m) => m.withRepository(this.gateways).save(gateway));
     this.cache.delete(code);
     return saved;
   }
@@ -137,10 +139,10 @@ export class GatewaysService {
     this.cache.delete(code);
     if (inUse) {
       const changes = { isActive: false, updatedAt: new Date() };
-      await this.uow.retrying(() => this.gateways.update({ id: gateway.id }, changes));
+      await this.uow.retrying((m) => m.withRepository(this.gateways).update({ id: gateway.id }, changes));
       return 'deactivated';
     }
-    await this.uow.retrying(() => this.gateways.delete({ id: gateway.id }));
+    await this.uow.retrying((m) => m.withRepository(this.gateways).delete({ id: gateway.id }));
     return 'deleted';
   }
 }

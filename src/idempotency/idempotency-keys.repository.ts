@@ -45,8 +45,9 @@ export class IdempotencyKeysRepository {
   /** INSERTs an in-flight row; false when (scope, key, route) already has one (the unique key). */
   async insertClaim(ref: KeyRef, values: ClaimValues): Promise<boolean> {
     try {
-      await this.uow.retrying(() =>
-        this.repo
+      await this.uow.retrying((m) =>
+        m
+          .withRepository(this.repo)
           .createQueryBuilder()
           .insert()
           .into(IdempotencyKey)
@@ -74,8 +75,9 @@ export class IdempotencyKeysRepository {
 
   /** Claims an expired row (created before `cutoff`) afresh, as if it were absent. */
   async reclaimExpired(id: string, cutoff: Date, values: ClaimValues): Promise<boolean> {
-    const result = await this.uow.retrying(() =>
-      this.repo
+    const result = await this.uow.retrying((m) =>
+      m
+        .withRepository(this.repo)
         .createQueryBuilder()
         .update(IdempotencyKey)
         .set({
@@ -98,8 +100,9 @@ export class IdempotencyKeysRepository {
     now: Date,
     values: Pick<ClaimValues, 'claimToken' | 'lockedUntil'>,
   ): Promise<boolean> {
-    const result = await this.uow.retrying(() =>
-      this.repo
+    const result = await this.uow.retrying((m) =>
+      m
+        .withRepository(this.repo)
         .createQueryBuilder()
         .update(IdempotencyKey)
         .set(values)
@@ -115,8 +118,9 @@ export class IdempotencyKeysRepository {
 
   /** Stores the response of the request holding the claim. */
   async complete(ref: KeyRef, claimToken: string, response: StoredResponse): Promise<boolean> {
-    const result = await this.uow.retrying(() =>
-      this.repo
+    const result = await this.uow.retrying((m) =>
+      m
+        .withRepository(this.repo)
         .createQueryBuilder()
         .update(IdempotencyKey)
         .set({
@@ -134,8 +138,9 @@ export class IdempotencyKeysRepository {
 
   /** Forgets the claim of the request holding it: the key is free again. */
   async release(ref: KeyRef, claimToken: string): Promise<void> {
-    await this.uow.retrying(() =>
-      this.repo
+    await this.uow.retrying((m) =>
+      m
+        .withRepository(this.repo)
         .createQueryBuilder()
         .delete()
         .from(IdempotencyKey)
@@ -158,8 +163,9 @@ export class IdempotencyKeysRepository {
       .limit(limit)
       .getRawMany<{ id: string | number }>();
     if (rows.length === 0) return 0;
-    const result = await this.uow.retrying(() =>
-      this.repo
+    const result = await this.uow.retrying((m) =>
+      m
+        .withRepository(this.repo)
         .createQueryBuilder()
         .delete()
         .from(IdempotencyKey)

@@ -52,12 +52,14 @@ export class PaymentAttemptsRepository {
     provider?: Record<string, string>,
     at: Date = new Date(),
   ): Promise<void> {
-    await this.uow.retrying(async () => {
-      const merged = provider ? await this.mergedProvider(referenceNumber, provider) : undefined;
-      await this.repo.update(
-        { referenceNumber, result: 'pending' },
-        { ...answer, completedAt: at, ...(merged ? { provider: merged } : {}) },
-      );
+    await this.uow.retrying(async (m) => {
+      const merged = provider ? await this.mergedProvider(m, referenceNumber, provider) : undefined;
+      await m
+        .withRepository(this.repo)
+        .update(
+          { referenceNumber, result: 'pending' },
+          { ...answer, completedAt: at, ...(merged ? { provider: merged } : {}) },
+        );
     });
   }
 
@@ -66,17 +68,18 @@ export class PaymentAttemptsRepository {
    * before the customer is sent to it (contract §17).
    */
   async storeProvider(referenceNumber: string, provider: Record<string, string>): Promise<void> {
-    await this.uow.retrying(async () => {
-      const merged = await this.mergedProvider(referenceNumber, provider);
-      await this.repo.update({ referenceNumber }, { provider: merged });
+    await this.uow.retrying(async (m) => {
+      const merged = await this.mergedProvider(m, referenceNumber, provider);
+      await m.withRepository(this.repo).update({ referenceNumber }, { provider: merged });
     });
   }
 
   private async mergedProvider(
+    manager: EntityManager,
     referenceNumber: string,
     provider: Record<string, string>,
   ): Promise<Record<string, string>> {
-    const stored = await this.repo.findOne({
+    const stored = await manager.withRepository(this.repo).findOne({
       where: { referenceNumber },
       select: { id: true, provider: true },
     });

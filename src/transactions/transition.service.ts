@@ -132,7 +132,7 @@ export class TransitionService {
   async record(manager: EntityManager, change: Change, details: EventDetails = {}): Promise<void> {
     await this.events.record(manager, change.transaction, change.event, details);
     const labels = { trigger: change.trigger, to: change.transaction.state };
-    this.uow.afterCommit(() => this.metrics.transitions.inc(labels));
+    this.uow.afterCommit(manager, () => this.metrics.transitions.inc(labels));
   }
 
   /**

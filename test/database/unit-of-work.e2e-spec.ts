@@ -69,7 +69,7 @@ describe('the unit of work (contract §17)', () => {
     const seen: string[] = [];
     await uow.run(async (m) => {
       await bump(m, 'AAA');
-      uow.afterCommit(() => {
+      uow.afterCommit(m, () => {
         seen.push('committed');
         // Outside the unit: the pool may be used again (on MySQL it refuses inside a unit).
         void db.query('SELECT 1').then(() => seen.push('pool read'));
@@ -79,7 +79,7 @@ describe('the unit of work (contract §17)', () => {
     await assert.rejects(
       uow.run(async (m) => {
         await bump(m, 'AAA');
-        uow.afterCommit(() => seen.push('rolled back'));
+        uow.afterCommit(m, () => seen.push('rolled back'));
         throw new Error('roll back on purpose');
       }),
       /roll back on purpose/,

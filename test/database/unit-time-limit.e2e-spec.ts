@@ -70,7 +70,7 @@ describe("a unit of work's time limit (contract §17)", () => {
     const result = await uow.run(async (manager) => {
       await manager.query('SELECT 1');
       await sleep(LIMIT_MS * 0.6);
-      uow.afterCommit(() => {
+      uow.afterCommit(manager, () => {
         // Runs past the unit's deadline: its statement must still get the full limit.
         afterwards = sleep(LIMIT_MS * 0.6).then(() => db.query('SELECT 2 AS two'));
       });

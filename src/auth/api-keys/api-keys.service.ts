@@ -57,7 +57,7 @@ export class ApiKeysService {
         revokedAt: null,
       });
       try {
-        await this.uow.retrying(() => this.keys.insert(apiKey));
+        await this.uow.retrying((m) => m.withRepository(this.keys).insert(apiKey));
         return { apiKey, key: `${prefix}.${secret}` };
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= 3) throw error; // retry only a prefix collision
@@ -101,7 +101,8 @@ export class ApiKeysService {
     const apiKey = await this.keys.findOne({ where: { id } });
     if (!apiKey) throw new NotFound();
     const revokedAt = new Date();
-    if (!apiKey.revokedAt) await this.uow.retrying(() => this.keys.update({ id }, { revokedAt }));
+    if (!apiKey.revokedAt)
+      await this.uow.retrying((m) => m.withRepository(this.keys).update({ id }, { revokedAt }));
     this.cache.delete(apiKey.prefix);
   }
 

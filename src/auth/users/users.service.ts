@@ -73,7 +73,7 @@ export class UsersService {
     };
     try {
       // A fresh entity per run: a run that failed at COMMIT may have given the last one an id.
-      return await this.uow.retrying(() => this.users.save(this.users.create(fields)));
+      return await this.uow.retrying((m) => m.withRepository(this.users).save(this.users.create(fields)));
     } catch (error) {
       if (isUniqueViolation(error))
         throw new FieldErrors({ username: ['A user with that username already exists.'] });
@@ -90,7 +90,8 @@ export class UsersService {
     if (changes.isActive !== undefined) user.isActive = changes.isActive;
     user.updatedAt = new Date();
     try {
-      if (!revokesSessions(changes)) return await this.uow.retrying(() => this.users.save(user));
+      if (!revokesSessions(changes))
+        return await this.uow.retrying((m) => m.withRepository(this.users).save(user));
       return await this.uow.run(async (manager) => {
         const saved = await manager.getRepository(User).save(user);
         await this.revokeSessions(manager, id);
@@ -156,7 +157,7 @@ export class UsersService {
     for (const user of await this.list()) {
       if (!user.gatewayCodes.includes(code)) continue;
       const changes = { gatewayCodes: user.gatewayCodes.filter((c) => c !== code), updatedAt: new Date() };
-      await this.uow.retrying(() => this.users.update({ id: user.id }, changes));
+      await this.uow.retrying((m) => m.withRepository(this.users).update({ id: user.id }, changes));
     }
   }
 }

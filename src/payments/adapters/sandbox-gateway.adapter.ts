@@ -71,11 +71,13 @@ export class SandboxGatewayAdapter implements GatewayDriver {
         token: `sbx_${randomBytes(24).toString('base64url')}`,
         laterResult: laterResultOf(input.card.number),
       };
-      await this.uow.retrying(() => this.tokens.insert({ ...token, createdAt: new Date() }));
+      await this.uow.retrying((m) =>
+        m.withRepository(this.tokens).insert({ ...token, createdAt: new Date() }),
+      );
       outcome.gatewayToken = token.token;
     }
-    await this.uow.retrying(() =>
-      this.charges.insert({
+    await this.uow.retrying((m) =>
+      m.withRepository(this.charges).insert({
         referenceNumber: input.referenceNumber,
         result: outcome.result,
         responseCode: outcome.responseCode,
@@ -106,8 +108,8 @@ export class SandboxGatewayAdapter implements GatewayDriver {
     const first = await this.operations.findOne({ where: { operationKey: key } });
     if (first) return { result: first.result };
     try {
-      await this.uow.retrying(() =>
-        this.operations.insert({
+      await this.uow.retrying((m) =>
+        m.withRepository(this.operations).insert({
           operationKey: key,
           operation: input.operation,
           referenceNumber: input.referenceNumber,
