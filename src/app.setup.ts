@@ -23,8 +23,8 @@ export function configureApp(app: NestExpressApplication, logger: Logger): NestE
   app.set('etag', false);
   answerMalformedRequests(app.getHttpServer(), logger);
   // The access line is built field by field with no secret in it (request-logging.ts): not redacted.
-  app.use(requestLogging(unredactedSibling(logger)));
-  app.use(httpMetrics(app.get(Metrics)));
+  // The metrics observe each answered request from the access log's own 'finish' listener.
+  app.use(requestLogging(unredactedSibling(logger), httpMetrics(app.get(Metrics))));
   app.use(ignoreTrailingSlash);
   app.use(requireKnownMediaType);
   // No body parser here: bodies are read after authentication, by the global BodyReadingInterceptor
