@@ -69,24 +69,19 @@ export async function insertRow<T extends ObjectLiteral>(
   const { columns, properties } = plan;
   const source = row as Record<string, unknown>;
   const params: unknown[] = [];
-  const wide = columns.length > 31;
+  const present: number[] = [];
   let mask = 0;
-  let list = '';
   for (let i = 0; i < columns.length; i++) {
     const property = properties[i];
     const value: unknown = property === null ? columns[i].getEntityValue(row) : source[property];
     if (value === undefined) continue;
     params.push(driver.preparePersistentValue(value, columns[i]) ?? null);
-    if (wide) list += `${i},`;
-    else mask |= 1 << i;
+    present.push(i);
+    if (i < 31) mask |= 1 << i;
   }
-  const key = wide ? list : mask;
+  const key = columns.length > 31 ? present.join(',') : mask;
   let sql = plan.inserts.get(key);
   if (sql === undefined) {
-    const present = columns.flatMap((c, i) => {
-      const property = properties[i];
-      return (property === null ? c.getEntityValue(row) : source[property]) === undefined ? [] : [i];
-    });
     sql =
       `INSERT INTO ${plan.table} (${present.map((i) => plan.names[i]).join(', ')}) ` +
       `VALUES (${present.map(() => '?').join(', ')})`;
