@@ -214,6 +214,30 @@ describe('insertRow and selectOneBy', () => {
         }
       });
 
+      it("cuts TypeORM's own statements past the limit too, through the one promise wrapper each connection keeps", async () => {
+        await poolAnswers();
+        const runner = db.createQueryRunner();
+        try {
+          await runner.query('SELECT 1');
+          type Wrapped = { promise(): unknown };
+          const connection = (runner as unknown as { databaseConnection: Wrapped }).databaseConnection;
+          // mysql2 builds a new wrapper per call; the pool keeps one per connection (issue 25).
+          assert.equal(connection.promise(), connection.promise());
+          const started = Date.now();
+          const failure = await runner.query(`SELECT SLEEP(${(LIMIT_MS + 1500) / 1000})`).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          const ms = Date.now() - started;
+          assert.ok(failure instanceof QueryFailedError, String(failure));
+          assert.equal((failure.driverError as { code?: string }).code, 'DB_STATEMENT_TIMEOUT');
+          assert.ok(ms < LIMIT_MS + 500, `failed after ${ms} ms`);
+        } finally {
+          await runner.release();
+        }
+        await poolAnswers();
+      });
+
       it('cuts a SELECT outside a unit that waits past the statement limit', async () => {
         await poolAnswers();
         const started = Date.now();
