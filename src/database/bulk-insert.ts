@@ -1,10 +1,12 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { statement } from './single-row';
 
 /**
  * One multi-row INSERT per call, for write paths that add hundreds of rows at once (the expiry
  * job's events and deliveries). The same values TypeORM would write — each column's value goes
  * through the driver's own conversion (JSON text, UTC datetimes on SQLite, transformers) — without
- * the query builder's per-row cost, which dominated a 500-row batch. Generated columns whose
+ * the query builder's per-row cost, which dominated a 500-row batch (and on MySQL without TypeORM's
+ * query runner: `statement` of single-row.ts). Generated columns whose
  * value is undefined (auto-increment ids) are left out; any other undefined value is written as NULL. Keep `rows` under ~500 (SQLite binds at
  * most 32 766 values per statement).
  */
@@ -25,7 +27,8 @@ export async function bulkInsert<T extends ObjectLiteral>(
     }
   }
   const names = columns.map((c) => driver.escape(c.databaseName)).join(', ');
-  await manager.query(
+  await statement(
+    manager,
     `INSERT INTO ${driver.escape(metadata.tableName)} (${names}) VALUES ${rows.map(() => marks).join(', ')}`,
     params,
   );

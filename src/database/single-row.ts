@@ -141,7 +141,21 @@ interface MysqlPool {
  * else one from the pool for this statement alone).
  */
 async function run(manager: EntityManager, plan: Plan, sql: string, params: unknown[]): Promise<unknown> {
-  if (!plan.mysql) return manager.query(sql, params);
+  return statement(manager, sql, params, plan.mysql);
+}
+
+/**
+ * One statement `sql` with `params`, as `manager.query` runs it (the same result, the same
+ * {@link QueryFailedError}), on MySQL straight on the mysql2 connection as insertRow does: for the
+ * other hand-built statements of the hot paths (the multi-row INSERTs, the deliveries' UPDATE).
+ */
+export async function statement(
+  manager: EntityManager,
+  sql: string,
+  params: unknown[],
+  mysql = manager.connection.options.type === 'mysql',
+): Promise<unknown> {
+  if (!mysql) return manager.query(sql, params);
   const runner = manager.queryRunner;
   if (runner) {
     const connection = (runner as unknown as { databaseConnection?: MysqlConnection }).databaseConnection;

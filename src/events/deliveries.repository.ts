@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, In, Repository } from 'typeorm';
 import { bulkInsert } from '../database/bulk-insert';
 import { dateParam, insertedId, isLockConflict, rawDate } from '../database/db-values';
+import { statement } from '../database/single-row';
 import { UnitOfWork } from '../database/unit-of-work';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { Delivery, DeliveryChannel, DeliveryStatus, newDeliveryRow } from './delivery.entity';
@@ -70,7 +71,7 @@ async function markFinished(manager: EntityManager, batch: readonly Finishing[])
     params.push(item.delivery.id, item.delivery.claimedBy);
     return '(id = ? AND claimed_by = ?)';
   });
-  await manager.query(`UPDATE deliveries SET ${sets.join(', ')} WHERE ${where.join(' OR ')}`, params);
+  await statement(manager, `UPDATE deliveries SET ${sets.join(', ')} WHERE ${where.join(' OR ')}`, params);
 }
 
 /** Outbox rows: claims, attempt results, listings. */

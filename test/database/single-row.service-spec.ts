@@ -5,7 +5,7 @@ import { createConnection } from 'mysql2/promise';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { isConnectionLoss, isDatabaseUnavailable } from '../../src/database/db-errors';
 import { isUniqueViolation } from '../../src/database/db-values';
-import { insertRow, selectOneBy } from '../../src/database/single-row';
+import { insertRow, selectOneBy, statement } from '../../src/database/single-row';
 import { PoolReadInsideUnitError } from '../../src/database/unit-context';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { OutboxEvent } from '../../src/events/event.entity';
@@ -133,6 +133,31 @@ describe('insertRow and selectOneBy', () => {
     assert.deepEqual(fields(outside), fields(typeorm));
     assert.deepEqual(fields(inside), fields(typeorm));
     assert.equal(await db.getRepository(OutboxEvent).countBy({ eventId: row.eventId }), 1);
+  });
+
+  it('statement() writes as manager.query does, inside and outside a unit, and fails as it does', async () => {
+    const row = eventRow();
+    await insertRow(db.manager, OutboxEvent, row);
+    const update = 'UPDATE events SET event = ? WHERE event_id = ?';
+    const outside = await statement(db.manager, update, ['paid', row.eventId]);
+    const inside = await uow.run((manager) => statement(manager, update, ['expired', row.eventId]));
+    if (mysql) {
+      // mysql2's ResultSetHeader, as manager.query gives on MySQL
+      assert.equal((outside as { affectedRows: number }).affectedRows, 1);
+      assert.equal((inside as { affectedRows: number }).affectedRows, 1);
+    }
+    assert.equal((await byTypeorm(row.eventId!))?.event, 'expired');
+    const failure = await statement(db.manager, 'UPDATE no_such_table SET x = 1', []).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const typeorm = await db.manager.query('UPDATE no_such_table SET x = 1').then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.ok(failure instanceof QueryFailedError, String(failure));
+    assert.ok(typeorm instanceof QueryFailedError, String(typeorm));
+    assert.equal(failure.message, typeorm.message);
   });
 
   // MySQL only: the failover pool's rules (SQLite has its own gate, and no statement limit).
