@@ -201,6 +201,19 @@ describe('insertRow and selectOneBy', () => {
         assert.fail('the pool does not answer again');
       }
 
+      /** `statement` fails as a statement cut at the limit (DB_STATEMENT_TIMEOUT), in time. */
+      async function assertCutAtLimit(statement: () => Promise<unknown>): Promise<void> {
+        const started = Date.now();
+        const failure = await statement().then(
+          () => null,
+          (error: unknown) => error,
+        );
+        const ms = Date.now() - started;
+        assert.ok(failure instanceof QueryFailedError, String(failure));
+        assert.equal((failure.driverError as { code?: string }).code, 'DB_STATEMENT_TIMEOUT');
+        assert.ok(ms < LIMIT_MS + 500, `failed after ${ms} ms`);
+      }
+
       it('cuts an INSERT and a SELECT of a unit that wait past its limit', async () => {
         for (const statement of [
           (manager: EntityManager) => insertRow(manager, OutboxEvent, eventRow()),
@@ -248,15 +261,7 @@ describe('insertRow and selectOneBy', () => {
           const connection = (runner as unknown as { databaseConnection: Wrapped }).databaseConnection;
           // mysql2 builds a new wrapper per call; the pool keeps one per connection (issue 25).
           assert.equal(connection.promise(), connection.promise());
-          const started = Date.now();
-          const failure = await runner.query(`SELECT SLEEP(${(LIMIT_MS + 1500) / 1000})`).then(
-            () => null,
-            (error: unknown) => error,
-          );
-          const ms = Date.now() - started;
-          assert.ok(failure instanceof QueryFailedError, String(failure));
-          assert.equal((failure.driverError as { code?: string }).code, 'DB_STATEMENT_TIMEOUT');
-          assert.ok(ms < LIMIT_MS + 500, `failed after ${ms} ms`);
+          await assertCutAtLimit(() => runner.query(`SELECT SLEEP(${(LIMIT_MS + 1500) / 1000})`));
         } finally {
           await runner.release();
         }
@@ -265,17 +270,9 @@ describe('insertRow and selectOneBy', () => {
 
       it('cuts a SELECT outside a unit that waits past the statement limit', async () => {
         await poolAnswers();
-        const started = Date.now();
-        const failure = await whileLocked(() =>
-          selectOneBy(db.manager, OutboxEvent, 'event_id', randomUUID()).then(
-            () => null,
-            (error: unknown) => error,
-          ),
+        await assertCutAtLimit(() =>
+          whileLocked(() => selectOneBy(db.manager, OutboxEvent, 'event_id', randomUUID())),
         );
-        const ms = Date.now() - started;
-        assert.ok(failure instanceof QueryFailedError, String(failure));
-        assert.equal((failure.driverError as { code?: string }).code, 'DB_STATEMENT_TIMEOUT');
-        assert.ok(ms < LIMIT_MS + 500, `failed after ${ms} ms`);
         // The cut connection is not handed out again: the next statements run.
         await poolAnswers();
         const row = eventRow();
