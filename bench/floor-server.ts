@@ -34,6 +34,7 @@ import type { Response } from 'express';
 import { Agent, request } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createPool, Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+import { randomHex } from '../src/common/random/random-pool';
 import { formatDuration, parseDuration } from '../src/common/time/duration';
 import { payloadSignature, standardWebhookSignature } from '../src/events/webhooks/signature';
 import { CreateTransactionDto } from '../src/transactions/dto/create-transaction.dto';
@@ -381,7 +382,7 @@ class FloorController {
     if (dto.notifications?.sms) notifications.sms = [...new Set(dto.notifications.sms)];
     const b = dto.billing_address;
     const tx: Row = {
-      session_id: randomBytes(20).toString('hex'),
+      session_id: randomHex(20),
       state: 'created',
       version: 1,
       type: dto.type,

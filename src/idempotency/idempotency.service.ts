@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { IdempotencyKeysRepository, type KeyRef, type StoredResponse } from './idempotency-keys.repository';
+import { randomHex } from '../common/random/random-pool';
 
 /** How long a key and its response are kept (contract §11); older rows count as absent. */
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -42,7 +42,7 @@ export class IdempotencyService {
       const now = new Date();
       const values = {
         fingerprint,
-        claimToken: randomBytes(16).toString('hex'),
+        claimToken: randomHex(16),
         lockedUntil: new Date(now.getTime() + CLAIM_LEASE_MS),
         createdAt: now,
       };

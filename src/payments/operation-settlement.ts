@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { Money } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -15,6 +14,7 @@ import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { ProviderOperation } from './provider-operation.entity';
 import { ProviderOperationsRepository } from './provider-operations.repository';
 import { reconcilePass } from '../common/jobs/reconcile-pass';
+import { randomHex } from '../common/random/random-pool';
 
 /**
  * How long a caller may hold an operation while it calls the provider: longer than any provider
@@ -113,7 +113,7 @@ export class OperationSettlement {
       currencyCode: tx.currencyCode,
       pgCode: tx.pgCode,
       referenceNumber: attempt?.referenceNumber ?? '',
-      operationKey: `op_${randomBytes(16).toString('hex')}`,
+      operationKey: `op_${randomHex(16)}`,
       trackingKey: request.trackingKey ?? null,
       state: 'pending',
       message: null,
@@ -357,7 +357,7 @@ class LostRace extends Error {
 }
 
 function newLeaseToken(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 /** The provider's message fits its column (255). */

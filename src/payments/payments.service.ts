@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BadRequest,
@@ -24,6 +23,7 @@ import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import { attemptOn, PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
+import { randomHex } from '../common/random/random-pool';
 
 /** How long a second attempt waits for the one in flight to settle before it answers. */
 const IN_FLIGHT_WAIT_MS = 3000;
@@ -255,7 +255,7 @@ export class PaymentsService {
    * saved card's use. Null when the transaction cannot be claimed.
    */
   private async tryClaim(transactionId: string, card: AttemptCard | null): Promise<Claimed | null> {
-    const referenceNumber = randomBytes(10).toString('hex').toUpperCase();
+    const referenceNumber = randomHex(10).toUpperCase();
     const now = new Date();
     return this.uow.run(async (manager) => {
       const transaction = await this.transitions.claim(manager, transactionId, referenceNumber, now);

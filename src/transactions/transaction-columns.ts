@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { canonicalDecimal } from '../common/money/money';
 import { parseDuration } from '../common/time/duration';
 import type { CreateTransactionDto } from './dto/create-transaction.dto';
 import type { Agreement, Notifications, Transaction } from './transaction.entity';
 import type { AgreementDto } from './dto/agreement.dto';
+import { randomBase64url } from '../common/random/random-pool';
 
 /** `expiration_time` when none is sent: one hour (contract §4). */
 export const DEFAULT_EXPIRATION_SECONDS = 3600;
@@ -56,7 +56,7 @@ export function columnsFromInput(
     shortifyAttachmentUrl: dto.shortify_attachment_url ?? false,
     shortifyCheckoutUrl: dto.shortify_checkout_url ?? false,
     paymentType: dto.payment_type ?? 'one_off',
-    ...(dto.generate_qr_code ? { qrCodeToken: randomBytes(24).toString('base64url') } : {}),
+    ...(dto.generate_qr_code ? { qrCodeToken: randomBase64url(24) } : {}),
     agreement: dto.agreement ? agreementColumn(dto.agreement) : null,
   };
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { FieldErrors, NotFound, PreconditionFailed, StateConflict } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
@@ -25,6 +24,7 @@ import {
 } from './transaction-attachment';
 import { TransactionValidator } from './transaction-validator';
 import { TransactionsRepository } from './transactions.repository';
+import { randomHex } from '../common/random/random-pool';
 
 /** A representation plus its ETag. */
 export interface TransactionView {
@@ -302,7 +302,7 @@ function newTransaction(principal: Principal, { dto, gateway }: ValidatedInput):
   const now = new Date();
   const columns = columnsFromInput(dto, gateway.operation);
   return Object.assign(new Transaction(), columns, {
-    sessionId: randomBytes(20).toString('hex'),
+    sessionId: randomHex(20),
     state: 'created',
     version: 1,
     liveOrderNo: columns.orderNo ?? null,
