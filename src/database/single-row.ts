@@ -21,7 +21,6 @@ import { insertedId } from './db-values';
 
 /** What one entity's statements need, worked out once. */
 interface Plan {
-  mysql: boolean;
   columns: readonly ColumnMetadata[];
   /**
    * The property each column is read from and written to when that is all `getEntityValue` /
@@ -45,7 +44,6 @@ function planOf(manager: EntityManager, metadata: EntityMetadata): Plan {
     const driver = manager.connection.driver;
     const columns = metadata.columns;
     plan = {
-      mysql: manager.connection.options.type === 'mysql',
       columns,
       properties: columns.map((c) => (c.embeddedMetadata || c.referencedColumn ? null : c.propertyName)),
       table: driver.escape(metadata.tableName),
@@ -87,7 +85,7 @@ export async function insertRow<T extends ObjectLiteral>(
       `VALUES (${present.map(() => '?').join(', ')})`;
     plan.inserts.set(key, sql);
   }
-  const raw = await run(manager, plan, sql, params);
+  const raw = await statement(manager, sql, params);
   return insertedId({ raw, identifiers: [] });
 }
 
@@ -106,7 +104,7 @@ export async function selectOneBy<T extends ObjectLiteral>(
     sql = `SELECT ${plan.names.join(', ')} FROM ${plan.table} WHERE ${escaped} = ? LIMIT 1`;
     plan.selects.set(column, sql);
   }
-  const rows = (await run(manager, plan, sql, [value])) as Record<string, unknown>[];
+  const rows = (await statement(manager, sql, [value])) as Record<string, unknown>[];
   if (rows.length === 0) return null;
   const driver = manager.connection.driver;
   const entity = metadata.create() as T;
@@ -136,26 +134,14 @@ interface MysqlPool {
 }
 
 /**
- * Runs one statement as `manager.query(sql, params)` would, with the same result and errors: on
- * MySQL straight on the mysql2 connection (the manager's query runner's, inside a unit of work;
- * else one from the pool for this statement alone).
+ * Runs one statement as `manager.query(sql, params)` would, with the same result and the same
+ * {@link QueryFailedError}: on MySQL straight on the mysql2 connection (the manager's query
+ * runner's, inside a unit of work; else one from the pool for this statement alone). Used by
+ * insertRow and selectOneBy, and by the other hand-built statements of the hot paths (the
+ * multi-row INSERTs, the deliveries' UPDATE).
  */
-async function run(manager: EntityManager, plan: Plan, sql: string, params: unknown[]): Promise<unknown> {
-  return statement(manager, sql, params, plan.mysql);
-}
-
-/**
- * One statement `sql` with `params`, as `manager.query` runs it (the same result, the same
- * {@link QueryFailedError}), on MySQL straight on the mysql2 connection as insertRow does: for the
- * other hand-built statements of the hot paths (the multi-row INSERTs, the deliveries' UPDATE).
- */
-export async function statement(
-  manager: EntityManager,
-  sql: string,
-  params: unknown[],
-  mysql = manager.connection.options.type === 'mysql',
-): Promise<unknown> {
-  if (!mysql) return manager.query(sql, params);
+export async function statement(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown> {
+  if (manager.connection.options.type !== 'mysql') return manager.query(sql, params);
   const runner = manager.queryRunner;
   if (runner) {
     const connection = (runner as unknown as { databaseConnection?: MysqlConnection }).databaseConnection;
