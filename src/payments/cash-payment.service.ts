@@ -11,7 +11,7 @@ import { gatewayResponse, responseMessage } from './gateway-response';
 import { attemptOn, type PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 import { ATTEMPT_IN_PROGRESS, AttemptRefused, notPayable, PaymentsService } from './payments.service';
-import { randomHex } from '../common/random/random-pool';
+import { newReferenceNumber } from './reference-numbers';
 
 /** A cash acknowledgement is an approved attempt in the gateway's own terms (ISO 8583 `00`). */
 const CASH_RECEIVED: StoredAnswer = { result: 'success', responseCode: '00' };
@@ -41,7 +41,7 @@ export class CashPaymentService {
     }
     if (!isPayable(tx.state)) throw notPayable(tx);
     const now = new Date();
-    const referenceNumber = randomHex(10).toUpperCase();
+    const referenceNumber = newReferenceNumber();
     const paid = await this.uow.run(async (manager) => {
       const change = await this.transitions.change(manager, tx, {
         trigger: 'attempt_paid',

@@ -84,7 +84,26 @@ export class PaymentAttempt {
    */
   @TimestampColumn({ name: 'settled_at', nullable: true })
   settledAt: Date | null;
+
+  /**
+   * When the customer left this attempt (contract §20.1: a cancel or error link, a decline the
+   * provider's page lets them retry) while its provider session may still take money: it no longer
+   * holds the transaction (the customer may start again), and it stays unsettled, watched by the
+   * reconciler, until the provider's word is final. A payment taken on it later is recorded paid.
+   */
+  @TimestampColumn({ name: 'left_at', nullable: true })
+  leftAt: Date | null;
+
+  /**
+   * How the attempt ended against its transaction, once settled (contract §20.1 reconciliation):
+   * `matched`, or `mismatch` (the provider took money the transaction does not show, or the
+   * reverse: a person must look). Null while unsettled, and for attempts settled before it existed.
+   */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  reconciliation: AttemptReconciliation | null;
 }
+
+export type AttemptReconciliation = 'matched' | 'mismatch';
 
 /** The columns an attempt takes from its transaction when it is written: the amount stored now. */
 export function attemptOn(
@@ -100,6 +119,8 @@ export function attemptOn(
     currencyCode: tx.currencyCode,
     gatewayToken: null,
     provider: null,
+    leftAt: null,
+    reconciliation: null,
     ...rest,
   } satisfies Partial<PaymentAttempt>);
 }

@@ -23,7 +23,7 @@ import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import { attemptOn, PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
-import { randomHex } from '../common/random/random-pool';
+import { newReferenceNumber } from './reference-numbers';
 
 /** How long a second attempt waits for the one in flight to settle before it answers. */
 const IN_FLIGHT_WAIT_MS = 3000;
@@ -255,7 +255,7 @@ export class PaymentsService {
    * saved card's use. Null when the transaction cannot be claimed.
    */
   private async tryClaim(transactionId: string, card: AttemptCard | null): Promise<Claimed | null> {
-    const referenceNumber = randomHex(10).toUpperCase();
+    const referenceNumber = newReferenceNumber();
     const now = new Date();
     return this.uow.run(async (manager) => {
       const transaction = await this.transitions.claim(manager, transactionId, referenceNumber, now);
@@ -338,7 +338,7 @@ export class PaymentsService {
     saveCard: boolean,
   ): Promise<GatewayAnswer> {
     try {
-      return await adapter.pay({
+      const answer = await adapter.pay({
         gateway,
         settings,
         referenceNumber: attempt.referenceNumber,
@@ -348,6 +348,8 @@ export class PaymentsService {
         card,
         saveCard,
       });
+      if (answer.result === 'redirect') throw new Error('3-D Secure redirects are not taken yet');
+      return answer;
     } catch (error) {
       this.logger.error({ err: error, adapter: adapter.name }, 'Gateway adapter failed during an attempt');
       const known = await adapter

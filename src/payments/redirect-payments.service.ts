@@ -277,6 +277,14 @@ export class RedirectPayments {
       );
       return notice.reply;
     }
+    if (notice.kind === 'ask') {
+      if (notice.provider) await this.attempts.storeProvider(attempt.referenceNumber, notice.provider);
+      await this.settlement.finish(
+        (await this.attempts.findByReference(attempt.referenceNumber)) ?? attempt,
+        false,
+      );
+      return notice.reply;
+    }
     if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
       // A notification names the payment, not the card it saves: the provider is asked with what
       // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
@@ -359,7 +367,7 @@ export class RedirectPayments {
       provider: attempt.provider,
       params,
     });
-    await this.settlement.conclude(attempt, known, false);
+    await this.settlement.conclude(attempt, known === 'left' ? 'open' : known, false);
   }
 
   private async transactionOf(attempt: PaymentAttempt): Promise<Transaction> {

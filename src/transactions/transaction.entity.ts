@@ -208,6 +208,14 @@ export class Transaction {
   @Column({ name: 'attempt_in_flight', type: 'varchar', length: 64, nullable: true })
   attemptInFlight: string | null;
 
+  /**
+   * Until when a provider session the customer left may still take money (contract §20.1): the
+   * transaction is not expired before then (by the sweep or a pay attempt), so a payment taken on
+   * that session late is recorded as paid. Null when no left session is being watched.
+   */
+  @TimestampColumn({ name: 'watched_until', nullable: true })
+  watchedUntil: Date | null;
+
   /** The number of the transaction's last event (contract §6 `sequence`): bumped by each one recorded. */
   @Column({ name: 'event_sequence', type: 'int', default: 0 })
   eventSequence: number;

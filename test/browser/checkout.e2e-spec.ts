@@ -122,7 +122,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
         assert.equal(landed.searchParams.get('session_id'), tx.session_id);
         assert.equal(landed.searchParams.get('order_no'), orderNo);
         assert.equal(landed.searchParams.get('state'), c.state);
-        assert.match(String(landed.searchParams.get('reference_number')), /^[0-9A-F]{20}$/);
+        assert.match(String(landed.searchParams.get('reference_number')), /^[0-9A-F]{19}$/);
         assert.ok(merchant.visits.some((v) => v.searchParams.get('session_id') === tx.session_id));
 
         const now = await d.get(String(tx.session_id));

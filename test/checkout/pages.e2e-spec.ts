@@ -89,7 +89,7 @@ describe('hosted checkout and payment pages', () => {
     assert.equal(landing.searchParams.get('session_id'), tx.session_id);
     assert.equal(landing.searchParams.get('order_no'), 'A-2');
     assert.equal(landing.searchParams.get('state'), 'paid');
-    assert.match(String(landing.searchParams.get('reference_number')), /^[0-9A-F]{20}$/);
+    assert.match(String(landing.searchParams.get('reference_number')), /^[0-9A-F]{19}$/);
     const now = await d.get(String(tx.session_id));
     assert.deepEqual(
       [now.state, now.amount, now.paid_amount, now.currency_code],
@@ -161,7 +161,7 @@ describe('hosted checkout and payment pages', () => {
       .send({ csrf_token: token, ...cardForm(TEST_CARDS.declined) })
       .expect(200);
     assert.ok(res.text.includes('The payment was declined. You can try again.'));
-    assert.match(res.text, /data-testid="reference">[0-9A-F]{20}</);
+    assert.match(res.text, /data-testid="reference">[0-9A-F]{19}</);
 
     await t.app.get(AdminConfigService).update({ defaultRedirectUrl: 'https://default.example/done' });
     try {

@@ -139,7 +139,7 @@ describe('cash payments', () => {
     assert.equal(res.body.paid_amount, '86.000');
     assert.equal(res.body.gateway_account, 'cash-main');
     assert.equal(res.body.is_sandbox, false);
-    assert.match(String(res.body.reference_number), /^[0-9A-F]{20}$/);
+    assert.match(String(res.body.reference_number), /^[0-9A-F]{19}$/);
     assert.equal((res.body.gateway_response as { result: string }).result, 'success');
     assert.equal((await d.get(id)).state, 'paid');
     const webhook = await eventually(

@@ -28,6 +28,26 @@ export type DriverFlow = 'card_form' | 'redirect' | 'offline';
 export interface DriverCall {
   gateway: Gateway;
   settings: DriverSettingsValues;
+  /**
+   * When a customer or a merchant is waiting (epoch ms): every provider call made for that one
+   * request shares this deadline, so together they answer within contract §17's 10 s. A driver
+   * bounds each call by the earlier of its `timeout_ms` and this ({@link callTimeoutMs}). Absent on
+   * background calls (the reconciler), which take the background limit.
+   */
+  deadline?: number;
+}
+
+/**
+ * How long one provider call may take: the gateway's limit, cut to what is left before the
+ * request's shared {@link DriverCall.deadline} (at least 1 ms: a call past it fails at once).
+ */
+export function callTimeoutMs(
+  limitMs: number,
+  deadline: number | undefined,
+  now: number = Date.now(),
+): number {
+  if (deadline === undefined) return limitMs;
+  return Math.max(1, Math.min(limitMs, deadline - now));
 }
 
 export interface PayInput extends DriverCall {
@@ -48,6 +68,23 @@ export interface PayInput extends DriverCall {
   card: { number: string } | { gatewayToken: string; cvc?: string; cardholderPresent?: boolean };
   /** Tokenize the card: on success the outcome carries the gateway's token for it. */
   saveCard: boolean;
+  /**
+   * Where the customer comes back to when the provider must show them a page first (3-D Secure of a
+   * customer-present saved-card charge, contract §20.1): `/gateways/{code}/return/?ref=…`. Absent
+   * for a merchant-initiated charge (auto-debit), which never asks the customer anything.
+   */
+  returnUrl?: string;
+}
+
+/**
+ * A customer-present charge the provider wants the customer to confirm first (3-D Secure): the
+ * attempt stays pending, what the provider keeps of it is stored, and the customer is sent to `url`;
+ * they come back to the attempt's return URL, where {@link RedirectDriver.complete} decides.
+ */
+export interface PayRedirect {
+  result: 'redirect';
+  url: string;
+  provider: ProviderData;
 }
 
 export interface AttemptOutcome {
@@ -94,6 +131,13 @@ export interface ProviderOutcome extends AttemptOutcome {
   currencyCode?: string;
   /** The card charged, when the provider says (needed to save a card typed on its page). */
   card?: ProviderCard;
+  /**
+   * A decline after which the provider's page still lets the payer try again on the same session
+   * (MPGS Hosted Checkout's retries, contract §20.1): not final. The pay path records the decline
+   * (the transaction goes `failed`, the customer may start again) and keeps watching the attempt,
+   * whose session may still take the payment.
+   */
+  payerMayRetry?: boolean;
 }
 
 export interface InquiryInput extends DriverCall {
@@ -103,12 +147,24 @@ export interface InquiryInput extends DriverCall {
   provider?: ProviderData | null;
   /** Nobody waits on this call (the reconciler): it may take the background time limit. */
   background?: boolean;
+  /**
+   * For an attempt that charged a saved card ({@link GatewayDriver.pay}): the charge exactly as it
+   * was first sent (no CVC: it is never kept), so that a driver whose provider deduplicates by key
+   * re-sends it under the same idempotency key to learn its outcome (Stripe) instead of searching
+   * (contract §20.1: unknown outcomes are asked, not guessed). Absent for redirect attempts.
+   */
+  payment?: Omit<PayInput, keyof DriverCall>;
 }
 
 /**
- * What inquiry learns: the outcome; `null` when the provider never received the attempt or it can
- * no longer be paid (nothing charged, nothing will be); `'open'` while the customer may still pay
- * on the provider's page.
+ * What inquiry learns (contract §20.1: the provider's session is open, final or unknown):
+ * - an outcome: the provider's final word (paid, authorized, declined, error), or a decline after
+ *   which its page still takes the payment ({@link ProviderOutcome.payerMayRetry});
+ * - `'open'`: nothing taken yet, and the provider's session may still take the payment;
+ * - `null`: nothing taken, and nothing can be any more (never received, session over, canceled and
+ *   closed at the provider). Only the provider's own record may say this: never a search that may
+ *   lag, never a timer of ours alone.
+ * Unknown (no answer, an answer the driver does not recognise as final) is a throw, never a guess.
  */
 export type InquiryAnswer = ProviderOutcome | null | 'open';
 
@@ -188,7 +244,13 @@ export type CustomerDestination =
   { kind: 'redirect'; url: string } | { kind: 'script_page'; scriptUrl: string; sessionId: string };
 
 export interface StartResult {
-  /** Kept with the attempt before the customer is sent on (session id, its URL). */
+  /**
+   * Kept with the attempt before the customer is sent on (session id, its URL). Two keys mean
+   * something to the pay path: `resume_until` (ISO 8601: until when the session may be handed to
+   * the customer again, see storedDestination) and `payable_until` (ISO 8601: after it the
+   * provider's session can no longer take money — Stripe's `expires_at`, MPGS's session lifetime,
+   * KNET's page limit — so a transaction whose customer left that session may expire then).
+   */
   provider: ProviderData;
   destination: CustomerDestination;
 }
@@ -201,11 +263,13 @@ export interface CompleteInput extends DriverCall {
 }
 
 /**
- * The customer's return, checked with the provider: the outcome, `'open'` when the provider's record
- * says nothing was paid yet (the customer canceled or came back early), or `null` when it can no
- * longer be paid.
+ * The customer's return, checked with the provider: an {@link InquiryAnswer}, or `'left'`: the
+ * customer is back without paying (a cancel or error link, 3-D Secure abandoned) while the
+ * provider's session may still take the payment. The pay path then lets the customer start again
+ * and keeps watching the attempt (contract §20.1). `'open'` on a return means the provider is still
+ * deciding (the "being confirmed" page).
  */
-export type Completion = InquiryAnswer;
+export type Completion = InquiryAnswer | 'left';
 
 export interface NotificationInput extends DriverCall {
   /** The body exactly as received: signatures are computed over it. */
@@ -229,8 +293,33 @@ export interface NotificationReply {
  * may carry the {@link NotificationReply} the provider expects.
  */
 export type ProviderNotification = (
-  { kind: 'outcome'; referenceNumber: string; outcome: ProviderOutcome } | { kind: 'ignore' }
+  | { kind: 'outcome'; referenceNumber: string; outcome: ProviderOutcome }
+  /**
+   * A verified notice about one of our attempts that is no proof of its outcome by itself: the pay
+   * path asks the provider ({@link GatewayDriver.inquire}, single-flight and briefly cached, so a
+   * burst of notices makes one call). `provider`: what to keep with the attempt first (e.g. KNET's
+   * decrypted result post, a certification item).
+   */
+  | { kind: 'ask'; referenceNumber: string; provider?: ProviderData }
+  | { kind: 'ignore' }
 ) & { reply?: NotificationReply };
+
+/**
+ * A provider answered a call with an error, or did not answer (contract §20.1: a provider's own HTTP
+ * status never becomes ours). The merchant gets 503 (`retryable`: the provider's 429 or 5xx, a
+ * timeout, a refused connection) or 502 (the provider refused the request: its 401, 403, 409…),
+ * with `provider_error` in the body. `message` is the provider's, never a secret or card data.
+ */
+export class ProviderCallFailed extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly details: { status?: number | null; code?: string | null; retryable: boolean },
+  ) {
+    super(message);
+    this.name = 'ProviderCallFailed';
+  }
+}
 
 /** A notification that is forged or cannot be verified (400, nothing changes). */
 export class UnverifiedNotification extends Error {
@@ -250,9 +339,10 @@ export interface GatewayDriver {
   /**
    * Charges (or authorizes) once, a typed card (card_form drivers) or a saved one (any tokenizing
    * driver). May throw when the gateway cannot be reached or its answer is lost: the outcome is
-   * then unknown, and {@link inquire} tells it later.
+   * then unknown (the attempt stays pending, never failed), and {@link inquire} tells it later.
+   * A customer-present charge may answer {@link PayRedirect} (3-D Secure).
    */
-  pay(input: PayInput): Promise<AttemptOutcome>;
+  pay(input: PayInput): Promise<AttemptOutcome | PayRedirect>;
   /**
    * What the gateway knows of an attempt, by our reference number (contract §17). Throws when the
    * gateway cannot be asked now (the reconciler asks again later).
@@ -287,8 +377,9 @@ export interface RedirectDriver extends GatewayDriver {
   /** Verifies a notification first (throws {@link UnverifiedNotification}), then reads it. */
   notification(input: NotificationInput): Promise<ProviderNotification>;
   /**
-   * Makes an open session unpayable (the customer left it, or picked the method again): `null` once
-   * it can no longer be paid, or the outcome when it was paid meanwhile.
+   * Makes an open session unpayable where the provider can (Stripe: expire the Checkout Session):
+   * `null` once it can no longer be paid, the outcome when it was paid meanwhile, or `'open'` when
+   * the provider offers no way to end it (MPGS, KNET): the pay path then keeps watching it.
    */
   abandon(input: InquiryInput): Promise<InquiryAnswer>;
 }
