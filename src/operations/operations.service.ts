@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { providerDeadline } from '../payments/provider-budget';
 import { createHash } from 'node:crypto';
 import { principalScope, type Principal } from '../auth/principal';
 import { canonicalJson } from '../common/canonical-json';
@@ -326,9 +327,16 @@ export class OperationsService {
     if ('stale' in claim) return null;
     let outcome: OperationOutcome;
     if ('claimed' in claim) {
-      outcome = await this.settlement.carryOut(claim.claimed, { claimed: true, tellMerchant: false });
+      outcome = await this.settlement.carryOut(claim.claimed, {
+        claimed: true,
+        tellMerchant: false,
+        deadline: providerDeadline(),
+      });
     } else if (claim.open && isRepeatOf(claim.open, operation, amount, trackingKey)) {
-      outcome = await this.settlement.carryOut(claim.open, { tellMerchant: false });
+      outcome = await this.settlement.carryOut(claim.open, {
+        tellMerchant: false,
+        deadline: providerDeadline(),
+      });
     } else {
       if (await this.settlement.waitUntilClosed(tx.id, Math.max(0, waitUntil - Date.now()))) return null;
       throw new OperationRefused(OPERATION_OPEN, 409);

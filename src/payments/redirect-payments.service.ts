@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { CardsRepository } from '../cards/cards.repository';
 import { BadRequest, FieldErrors, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
@@ -24,7 +24,7 @@ import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { AttemptRefused, isSessionAttempt, notPayable, PaymentsService } from './payments.service';
 import { providerDeadline } from './provider-budget';
-import { ProviderQuestions } from './provider-questions';
+import { ANSWER_REUSE_MS, ProviderQuestions } from './provider-questions';
 import { attemptUrls, RETURN_CANCEL_PARAM, RETURN_REFERENCE_PARAM } from './provider-urls';
 
 /** Where the customer goes after their return (contract §9, §20). */
@@ -95,8 +95,11 @@ interface Pick {
  * While the customer is on the provider's page the attempt holds the transaction (docs/decisions.md).
  */
 @Injectable()
-export class RedirectPayments {
+export class RedirectPayments implements OnModuleDestroy {
   private readonly logger = new Logger('Payments');
+  /** Notifications' follow-up questions waiting for the answer reuse to pass, by reference. */
+  private readonly followUps = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(
     private readonly payments: PaymentsService,
@@ -367,11 +370,52 @@ export class RedirectPayments {
     return notice.reply;
   }
 
-  /** Asks the provider about an unsettled attempt, through the single flight (a notification). */
+  /**
+   * Asks the provider about an unsettled attempt, through the single flight (a notification). A
+   * notification says something changed, but the answer reused may be older than the change: when
+   * it decides nothing, the provider is asked once more after the reuse window, so the news is
+   * acted on within seconds while a flood of notifications still makes one call per window.
+   */
   private async askAbout(referenceNumber: string): Promise<void> {
     const attempt = await this.attempts.findByReference(referenceNumber);
     if (!attempt || attempt.settledAt !== null) return;
-    await this.settlement.finish(attempt, { mayRelease: false, shared: true, deadline: providerDeadline() });
+    const result = await this.settlement.finish(attempt, {
+      mayRelease: false,
+      shared: true,
+      deadline: providerDeadline(),
+    });
+    if (result === 'unknown' || result === 'watched') this.askAgainSoon(referenceNumber);
+  }
+
+  /** One more {@link askAbout} once the answer just reused has expired (at most one pending per attempt). */
+  private askAgainSoon(referenceNumber: string): void {
+    if (this.stopped || this.followUps.has(referenceNumber)) return;
+    const timer = setTimeout(() => {
+      this.followUps.delete(referenceNumber);
+      if (this.stopped) return;
+      this.attempts
+        .findByReference(referenceNumber)
+        .then((attempt) =>
+          attempt && attempt.settledAt === null
+            ? this.settlement.finish(attempt, {
+                mayRelease: false,
+                shared: true,
+                deadline: providerDeadline(),
+              })
+            : null,
+        )
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, referenceNumber }, 'A notification’s follow-up question failed'),
+        );
+    }, ANSWER_REUSE_MS + 100);
+    timer.unref();
+    this.followUps.set(referenceNumber, timer);
+  }
+
+  onModuleDestroy(): void {
+    this.stopped = true;
+    for (const timer of this.followUps.values()) clearTimeout(timer);
+    this.followUps.clear();
   }
 
   /**
@@ -388,7 +432,11 @@ export class RedirectPayments {
   }
 
   /** The session of the attempt holding `tx`, when {@link resumable}. */
-  private async resumeHolder(tx: Transaction, pick: Pick, save: boolean): Promise<CustomerDestination | null> {
+  private async resumeHolder(
+    tx: Transaction,
+    pick: Pick,
+    save: boolean,
+  ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
     return holder ? this.resumable(holder, pick, save) : null;
@@ -401,7 +449,11 @@ export class RedirectPayments {
    * retry). When the provider cannot be asked in time, the stored session is handed out anyway: the
    * provider's own page is what takes (or refuses) the payment on it, and no second session is made.
    */
-  private async resumable(attempt: PaymentAttempt, pick: Pick, save: boolean): Promise<CustomerDestination | null> {
+  private async resumable(
+    attempt: PaymentAttempt,
+    pick: Pick,
+    save: boolean,
+  ): Promise<CustomerDestination | null> {
     const destination = attempt.provider ? storedDestination(attempt.provider) : null;
     if (attempt.pgCode !== pick.gateway.code || attempt.result !== 'pending' || !destination) return null;
     if ((attempt.card?.save ?? false) !== save) return null;
