@@ -47,6 +47,8 @@ export interface SimTerminal {
   resourceKey: string;
   /** The acquirer permits refunds (action 2) on this terminal. */
   refunds: boolean;
+  /** This terminal's page time limit, instead of {@link KnetSimulator.pageLimitMs}. */
+  pageLimitMs?: number;
 }
 
 export type SimResult = 'CAPTURED' | 'NOT CAPTURED' | 'CANCELED' | 'HOST TIMEOUT';
@@ -113,6 +115,13 @@ export interface SimRequest {
  */
 export type SimFailure = 'error' | 'http500' | 'drop' | 'drop_after' | 'no_notification';
 
+interface SimFailurePlan {
+  count: number;
+  how: SimFailure;
+  code?: string;
+  trackId?: string;
+}
+
 const TEST_CARD = '8888880000000001';
 /** K-064 §3.5.4: "Trans ID … STRING 19 … Y (Refund / Inquiry)". */
 const TRANS_ID_MAX = 19;
@@ -160,7 +169,7 @@ export class KnetSimulator {
   readonly terminal: SimTerminal;
   private readonly terminals = new Map<string, SimTerminal>();
   private readonly delays = new Map<SimEndpoint, number>();
-  private readonly failures = new Map<SimEndpoint, { count: number; how: SimFailure; code?: string }>();
+  private readonly failures = new Map<SimEndpoint, SimFailurePlan>();
 
   private constructor(
     private readonly server: Server,
@@ -205,11 +214,17 @@ export class KnetSimulator {
   }
 
   /**
-   * The next `count` requests to `endpoint` fail as `how`; `code`: KNET's error code of an `error`
-   * answer (default `IPAY0100038` *Unable to process the request*), any K-064 §10 code.
+   * The next `count` requests to `endpoint` fail as `how`. `code`: KNET's error code of an `error`
+   * answer (default `IPAY0100038` *Unable to process the request*), any K-064 §10 code. `trackId`:
+   * only tranPipe requests about that track (others, e.g. a reconciler's, pass).
    */
-  failNext(endpoint: SimEndpoint, count: number, how: SimFailure, code?: string): void {
-    this.failures.set(endpoint, { count, how, code });
+  failNext(
+    endpoint: SimEndpoint,
+    count: number,
+    how: SimFailure,
+    only: { code?: string; trackId?: string } = {},
+  ): void {
+    this.failures.set(endpoint, { count, how, ...only });
   }
 
   /** The latest payment initialized with `trackId`. */
@@ -333,7 +348,7 @@ export class KnetSimulator {
 
     const wait = this.delays.get(endpoint) ?? 0;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const taken = this.takeFailure(endpoint);
+    const taken = this.takeFailure(endpoint, body);
     const failure = taken?.how ?? null;
     if (failure === 'drop') return void req.socket.destroy();
     if (failure === 'http500')
@@ -352,11 +367,12 @@ export class KnetSimulator {
     }
   }
 
-  private takeFailure(endpoint: SimEndpoint): { how: SimFailure; code?: string } | null {
+  private takeFailure(endpoint: SimEndpoint, body: string): SimFailurePlan | null {
     const failure = this.failures.get(endpoint);
     if (!failure || failure.count <= 0) return null;
+    if (failure.trackId !== undefined && flatXml(body).trackid !== failure.trackId) return null;
     failure.count -= 1;
-    return { how: failure.how, code: failure.code };
+    return failure;
   }
 
   /** Payment initialization (K-064 §3.5.4; error codes from §10). */
@@ -445,7 +461,7 @@ export class KnetSimulator {
 
   /** Whether the page's time limit has passed (K-064 §10 `IPAY0100042`). */
   private timedOut(payment: SimPayment): boolean {
-    return Date.now() - payment.openedAt > this.pageLimitMs;
+    return Date.now() - payment.openedAt > (payment.terminal.pageLimitMs ?? this.pageLimitMs);
   }
 
   /**
