@@ -152,6 +152,14 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
         "KNET's tranPipe (inquiry, refund). Default: test host on a sandbox gateway, else production.",
       ),
       TIMEOUT_MS,
+      // Contract §20.1: KNET's page stops taking payment after a time limit (K-064 §10
+      // IPAY0100042) whose length KNET does not publish; until it has passed an attempt whose
+      // page KNET reports open is never written off (docs/gateways/knet.md).
+      text(
+        'page_timeout_minutes',
+        "How long (minutes) KNET's payment page takes a payment after it opens: ask KNET for the terminal's limit.",
+        { default: 30, kind: 'integer', min: 1, max: 1440 },
+      ),
     ],
     operations: ['refund', 'partial_refund'],
     tokenizable: false,
