@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CardsRepository } from '../cards/cards.repository';
 import { BadRequest, FieldErrors, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
@@ -13,6 +14,7 @@ import {
   type CustomerDestination,
   type DriverSettingsValues,
   type NotificationReply,
+  type ProviderNotification,
   type ProviderData,
   type RedirectDriver,
   type RedirectUrls,
@@ -67,6 +69,12 @@ const CARD_TO_BE_DESCRIBED: AttemptCard = {
   nameOnCard: '',
   save: true,
 };
+
+/**
+ * How long a notification whose provider waits for a particular reply (KNET) waits for its settling
+ * before it answers; the settling goes on behind the answer.
+ */
+const REPLY_WAIT_MS = 1000;
 
 /** How long a pick waits for the provider to say whether a session to resume is still open. */
 const RESUME_CHECK_MS = 3000;
@@ -350,24 +358,34 @@ export class RedirectPayments implements OnModuleDestroy {
     }
     // Recorded and answered whatever the provider says when asked: a call that fails now is the
     // reconciler's to repeat, and the provider must get its answer (KNET reverses a payment without).
-    try {
-      if (notice.kind === 'ask') {
-        if (notice.provider) await this.attempts.storeProvider(attempt.referenceNumber, notice.provider);
-        await this.askAbout(attempt.referenceNumber);
-      } else if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
-        // A notification names the payment, not the card it saves: the provider is asked with what
-        // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
-        await this.askAbout(attempt.referenceNumber);
-      } else {
-        await this.settlement.conclude(attempt, notice.outcome, false);
-      }
-    } catch (error) {
+    const settling = this.settleNotice(attempt, notice).catch((error: unknown) => {
       this.logger.warn(
         { err: error, gateway: code, referenceNumber: attempt.referenceNumber },
         'A verified notification could not be settled now; the reconciler asks again',
       );
-    }
+    });
+    // A provider that waits for a particular reply (KNET's `REDIRECT=`) reverses the payment when it
+    // comes late (K-064 §9.2.1): it gets it within a moment, and the settling goes on behind it.
+    if (notice.reply) await Promise.race([settling, sleep(REPLY_WAIT_MS, undefined, { ref: false })]);
+    else await settling;
     return notice.reply;
+  }
+
+  /** What a verified notification makes of its attempt: asked about, or settled from its outcome. */
+  private async settleNotice(
+    attempt: PaymentAttempt,
+    notice: Exclude<ProviderNotification, { kind: 'ignore' }>,
+  ): Promise<void> {
+    if (notice.kind === 'ask') {
+      if (notice.provider) await this.attempts.storeProvider(attempt.referenceNumber, notice.provider);
+      await this.askAbout(attempt.referenceNumber);
+    } else if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
+      // A notification names the payment, not the card it saves: the provider is asked with what
+      // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
+      await this.askAbout(attempt.referenceNumber);
+    } else {
+      await this.settlement.conclude(attempt, notice.outcome, false);
+    }
   }
 
   /**
