@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { stripeAmountRule } from './stripe-amount-rule';
 
 /**
  * The driver catalogue (contract §20 "Driver catalogue" and "Configuring a driver"): the drivers a
@@ -37,6 +38,13 @@ export interface GatewayDriver {
   tokenizable: boolean;
   /** The only currencies it can take, or null for any. */
   currencies: readonly string[] | null;
+  /**
+   * Why the provider cannot charge or move `amount` (decimal text) in `currency`, as the message of
+   * a 400 under `amount`, or null when it can (contract §20.1: Stripe's amount rule, checked at
+   * create/update and before a capture or refund is sent). Absent: any amount the currency's
+   * digits allow.
+   */
+  amountProblem?: (amount: string, currency: string) => string | null;
 }
 
 /** Contract §20: a call a customer or merchant waits on is bounded by `timeout_ms` (≤ 9000, §17's 10 s). */
@@ -176,6 +184,7 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
     operations: ALL_OPERATIONS,
     tokenizable: true,
     currencies: null,
+    amountProblem: stripeAmountRule,
   },
 ];
 
@@ -205,5 +214,10 @@ export class GatewayDrivers {
 
   names(): string[] {
     return [...this.byPg.keys()];
+  }
+
+  /** The driver's {@link GatewayDriver.amountProblem} for `amount` in `currency`; null when none applies. */
+  amountProblem(pg: string, amount: string, currency: string): string | null {
+    return this.find(pg)?.amountProblem?.(amount, currency) ?? null;
   }
 }
