@@ -51,6 +51,8 @@ export interface OperationAnswer {
   body: Record<string, unknown>;
   /** True when a Tracking-Key repeat returned the first result. */
   replayed?: boolean;
+  /** Response headers (`Retry-After` of a provider that did not answer). */
+  headers?: Record<string, string>;
 }
 
 /** A refused operation: contract §10's `{"detail", "operation", "result": "failed"}` (400 unless said). */
@@ -511,6 +513,7 @@ function refusedAnswer(operation: string | null, error: DomainError): OperationA
   );
   return {
     status: error.status,
+    headers: error.headers,
     body: {
       detail: typeof body.detail === 'string' ? body.detail : error.message,
       operation,
