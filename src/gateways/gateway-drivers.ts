@@ -24,6 +24,8 @@ export interface DriverSetting {
   kind: SettingKind;
   /** Exact length in characters, when the provider fixes one. */
   length?: number;
+  /** A `url` that must be an origin only (scheme, host, port): the driver adds every path itself. */
+  origin?: boolean;
   min?: number;
   max?: number;
   description: string;
@@ -178,7 +180,11 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
           secret: true,
         },
       ),
-      url('api_base_url', "Stripe's API host.", { default: 'https://api.stripe.com' }),
+      // Stripe's SDK takes a host and a port, never a path (stripe-client.ts refuses one at every call).
+      url('api_base_url', "Stripe's API host (an origin: no path).", {
+        default: 'https://api.stripe.com',
+        origin: true,
+      }),
       TIMEOUT_MS,
     ],
     operations: ALL_OPERATIONS,
