@@ -2132,6 +2132,11 @@ export interface components {
              *     ]
              */
             secrets_set: string[];
+            /**
+             * @description Names of the secret settings this service cannot decrypt (a SECRETS_KEY other than the one they were saved under): the gateway cannot be used (503) until the key is set or they are saved again; [] when every secret is readable
+             * @example []
+             */
+            secrets_unreadable: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
