@@ -513,7 +513,7 @@ function refusedAnswer(operation: string | null, error: DomainError): OperationA
   );
   return {
     status: error.status,
-    headers: error.headers,
+    ...(Object.keys(error.headers).length > 0 ? { headers: error.headers } : {}),
     body: {
       detail: typeof body.detail === 'string' ? body.detail : error.message,
       operation,
