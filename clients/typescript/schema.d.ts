@@ -362,6 +362,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/b/checkout/v1/admin/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every payment attempt of a period and how it ended against its transaction
+         * @description `matched`: the provider's final word is what the transaction shows. `pending`: still being asked (an attempt in progress, or a provider session the customer left that may still take the payment). `mismatch`: the provider took money the transaction does not show, or the reverse — a person must look (also an error log line with the reference, and `checkout_reconciliation_mismatches_total`). Counts per gateway cover the whole period.
+         */
+        get: operations["adminReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/b/checkout/v1/admin/reconciliation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every payment attempt of a period and how it ended against its transaction (the same, path with a trailing slash)
+         * @description `matched`: the provider's final word is what the transaction shows. `pending`: still being asked (an attempt in progress, or a provider session the customer left that may still take the payment). `mismatch`: the provider took money the transaction does not show, or the reverse — a person must look (also an error log line with the reference, and `checkout_reconciliation_mismatches_total`). Counts per gateway cover the whole period.
+         */
+        get: operations["adminReconciliationWithSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/b/pbl/v2/operation": {
         parameters: {
             query?: never;
@@ -1864,9 +1904,103 @@ export interface components {
             /** @enum {string} */
             result: "failed";
         };
+        ProviderErrorDto: {
+            /**
+             * @description The gateway's driver (`pg`)
+             * @example stripe
+             */
+            provider: string;
+            /**
+             * @description The provider's HTTP status; null when it did not answer
+             * @example 429
+             */
+            status: number | null;
+            /**
+             * @description The provider's error code
+             * @example rate_limit
+             */
+            code: string | null;
+            /**
+             * @description The provider's message
+             * @example Too many requests.
+             */
+            message: string;
+        };
+        InquiryProviderFailedDto: {
+            /** @example The payment provider (stripe) refused the request. */
+            detail: string;
+            /** @enum {string} */
+            result: "failed" | "pending";
+            provider_error: components["schemas"]["ProviderErrorDto"];
+        };
         CashPaymentDto: {
             /** @description A payable transaction on a cash gateway */
             session_id: string;
+        };
+        ReconciliationCountsDto: {
+            /** @description The provider's final word equals the transaction's record */
+            matched: number;
+            /** @description Still being asked: the provider has not given its final word */
+            pending: number;
+            /** @description The provider took money the transaction does not show, or the reverse: a person must look (logged as an error with the reference) */
+            mismatch: number;
+        };
+        ReconciliationGatewayDto: {
+            /** @description The provider's final word equals the transaction's record */
+            matched: number;
+            /** @description Still being asked: the provider has not given its final word */
+            pending: number;
+            /** @description The provider took money the transaction does not show, or the reverse: a person must look (logged as an error with the reference) */
+            mismatch: number;
+            /** @description The gateway code */
+            gateway: string;
+            /** @description The gateway's driver (`pg`); empty when the gateway is gone */
+            pg: string;
+        };
+        ReconciliationAttemptDto: {
+            /** @description The attempt's reference number (the provider's order / track id) */
+            reference_number: string;
+            /** @description The transaction */
+            session_id: string;
+            /** @description The gateway code the attempt ran on */
+            gateway: string;
+            /** @enum {string} */
+            status: "matched" | "pending" | "mismatch";
+            /**
+             * @description The provider's answer as the attempt stores it
+             * @enum {string}
+             */
+            result: "pending" | "success" | "declined" | "error";
+            /** @description The provider's response code */
+            response_code: string;
+            /**
+             * @description The transaction's state now
+             * @enum {string}
+             */
+            state: "created" | "paid" | "authorized" | "captured" | "failed" | "error" | "canceled" | "expired" | "voided" | "refunded";
+            /** @example 86.000 */
+            amount: string;
+            /** @example KWD */
+            currency_code: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the customer left its provider session (still watched until settled)
+             */
+            left_at: string | null;
+            /** Format: date-time */
+            settled_at: string | null;
+        };
+        ReconciliationDto: {
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            totals: components["schemas"]["ReconciliationCountsDto"];
+            gateways: components["schemas"]["ReconciliationGatewayDto"][];
+            /** @description Newest first, at most `limit` */
+            attempts: components["schemas"]["ReconciliationAttemptDto"][];
         };
         OperationRequestDto: {
             /**
@@ -1900,28 +2034,6 @@ export interface components {
             amount: string;
             /** @example paid */
             state: string;
-        };
-        ProviderErrorDto: {
-            /**
-             * @description The gateway's driver (`pg`)
-             * @example stripe
-             */
-            provider: string;
-            /**
-             * @description The provider's HTTP status; null when it did not answer
-             * @example 429
-             */
-            status: number | null;
-            /**
-             * @description The provider's error code
-             * @example rate_limit
-             */
-            code: string | null;
-            /**
-             * @description The provider's message
-             * @example Too many requests.
-             */
-            message: string;
         };
         OperationFailedDto: {
             /** @example Cannot capture a transaction in state "paid". */
@@ -4450,6 +4562,15 @@ export interface operations {
                     "application/json": components["schemas"]["InquiryFailedDto"];
                 };
             };
+            /** @description The gateway's provider refused to be asked (its own status is in `provider_error`, never ours) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryProviderFailedDto"];
+                };
+            };
             /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
             503: {
                 headers: {
@@ -4538,6 +4659,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InquiryFailedDto"];
+                };
+            };
+            /** @description The gateway's provider refused to be asked (its own status is in `provider_error`, never ours) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryProviderFailedDto"];
                 };
             };
             /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
@@ -4982,6 +5112,180 @@ export interface operations {
             };
             /** @description The Idempotency-Key was already used with a different request body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminReconciliation: {
+        parameters: {
+            query?: {
+                /** @description Attempts started at or after this instant (default: 24 hours ago) */
+                since?: string;
+                /** @description Attempts started strictly before this instant (default: now) */
+                until?: string;
+                /** @description How many attempts to list, newest first (default 200); the counts cover the whole period */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationDto"];
+                };
+            };
+            /** @description A bad instant or limit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description Wrong credentials, after too many failures from this address for this name or key */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /** @description No database answered in time (`{"detail": "Service temporarily unavailable."}`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+        };
+    };
+    adminReconciliationWithSlash: {
+        parameters: {
+            query?: {
+                /** @description Attempts started at or after this instant (default: 24 hours ago) */
+                since?: string;
+                /** @description Attempts started strictly before this instant (default: now) */
+                until?: string;
+                /** @description How many attempts to list, newest first (default 200); the counts cover the whole period */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationDto"];
+                };
+            };
+            /** @description A bad instant or limit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[] | {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No or bad credentials, or a revoked or expired key */
+            401: {
+                headers: {
+                    /** @description The schemes this route accepts */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailDto"];
+                };
+            };
+            /**
+             * @description A cross-site request: `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` other than this service (contract §3)
+             *
+             *     The user is not an admin
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -363,8 +363,11 @@ export class OperationsService {
         return outcome.transaction;
       case 'failed':
         this.logger.warn({ sessionId: tx.sessionId, operation }, 'Gateway refused an operation');
+        // The provider's own error answer: 502 with it (contract §20.1), never its status as ours.
+        if (outcome.providerError) throw outcome.providerError;
         throw new OperationRefused(outcome.message);
       case 'pending':
+        if (outcome.providerError) throw outcome.providerError;
         throw new OperationPending(
           `The gateway did not confirm the ${operation} in time; it may still happen.`,
         );

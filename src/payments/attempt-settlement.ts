@@ -19,6 +19,7 @@ import { Money } from '../common/money/money';
 import type { Gateway } from '../gateways/gateway.entity';
 import {
   isRedirectDriver,
+  ProviderCallFailed,
   type DriverCall,
   type InquiryAnswer,
   type PayInput,
@@ -71,6 +72,22 @@ export function watchedUntil(provider: ProviderData | null, now: Date): Date {
   return Number.isFinite(until)
     ? new Date(Math.max(until, now.getTime()))
     : new Date(now.getTime() + DEFAULT_WATCH_MS);
+}
+
+/**
+ * Any failure to get the provider's answer, as the seam's {@link ProviderCallFailed} (contract
+ * §20.1: the merchant sees the provider's error, never our 500): a driver's own error answer passes
+ * as it is; no answer at all (a timeout, a refused connection, the request's deadline) is retryable.
+ */
+function asProviderFailure(provider: string, error: unknown): ProviderCallFailed {
+  if (error instanceof ProviderCallFailed) return error;
+  const failure = new ProviderCallFailed(provider, 'The provider did not answer in time.', {
+    status: null,
+    code: null,
+    retryable: true,
+  });
+  failure.cause = error;
+  return failure;
 }
 
 /** A transition that did not apply inside the settling unit (rolled back; see AttemptSettlement.notApplied). */
@@ -404,9 +421,12 @@ export class AttemptSettlement {
         ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
         ...(payment ? { payment } : {}),
       });
-    return options.shared
+    const asked = options.shared
       ? this.questions.ask(`inquire:${attempt.referenceNumber}`, call, options.deadline)
       : call();
+    return asked.catch((error: unknown) => {
+      throw asProviderFailure(bound.driver.name, error);
+    });
   }
 
   /**
@@ -574,11 +594,24 @@ export class AttemptSettlement {
   async settleOpen(tx: Transaction, deadline?: number): Promise<boolean> {
     let moved = false;
     for (const attempt of await this.attempts.listUnsettled(tx.id)) {
-      const result = await this.finish(attempt, {
+      const options = {
         mayRelease: this.isOverdue(attempt),
         ...(deadline !== undefined ? { deadline } : {}),
+      };
+      if (attempt.referenceNumber === tx.attemptInFlight) {
+        // The provider's failure to answer about the attempt in progress is the merchant's to see.
+        if ((await this.finish(attempt, options)) !== 'unknown') moved = true;
+        continue;
+      }
+      // A session its customer left: asked too, but the reconciler keeps asking when it cannot be now.
+      const result = await this.finish(attempt, options).catch((error: unknown) => {
+        this.logger.warn(
+          { err: error, referenceNumber: attempt.referenceNumber },
+          'Could not ask about a left session now; the reconciler asks again',
+        );
+        return 'unknown' as const;
       });
-      if (result !== 'unknown') moved = true;
+      if (result !== 'unknown' && result !== 'watched') moved = true;
     }
     return moved;
   }

@@ -5,6 +5,7 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/authenticated.decorator';
@@ -12,7 +13,7 @@ import type { Principal } from '../auth/principal';
 import { FIELD_ERRORS_SCHEMA } from '../common/errors/error-body.dto';
 import { FailedResultFilter } from '../common/errors/failed-result.filter';
 import { WebhookPayloadDto } from '../transactions/dto/webhook-payload.dto';
-import { InquiryDto, InquiryFailedDto } from './dto/inquiry.dto';
+import { InquiryDto, InquiryFailedDto, InquiryProviderFailedDto } from './dto/inquiry.dto';
 import { InquiryService } from './inquiry.service';
 
 @ApiTags('Operations')
@@ -37,6 +38,12 @@ export class InquiryController {
   @ApiNotFoundResponse({
     type: InquiryFailedDto,
     description: 'No such transaction, or one on a gateway the user may not use (the same answer)',
+  })
+  @ApiResponse({
+    status: 502,
+    type: InquiryProviderFailedDto,
+    description:
+      "The gateway's provider refused to be asked (its own status is in `provider_error`, never ours)",
   })
   inquire(
     @CurrentPrincipal() principal: Principal,

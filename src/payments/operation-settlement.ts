@@ -7,7 +7,7 @@ import type { EventDetails } from '../transactions/events/event-payload';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
-import type { FollowUpOperation, FollowUpOutcome } from './adapters/gateway-adapter';
+import { ProviderCallFailed, type FollowUpOperation, type FollowUpOutcome } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
 import { confirmedChange } from './confirmed-operation';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
@@ -57,7 +57,11 @@ export type OperationClaim =
  *   now, or a person must look at it): the operation stays open.
  */
 export type OperationOutcome =
-  { kind: 'success'; transaction: Transaction } | { kind: 'failed'; message: string } | { kind: 'pending' };
+  | { kind: 'success'; transaction: Transaction }
+  /** `providerError`: the provider's own error answer (contract §20.1: the merchant gets 502 with it). */
+  | { kind: 'failed'; message: string; providerError?: ProviderCallFailed }
+  /** `providerError`: the provider's error while it could not tell (503 `pending` with it). */
+  | { kind: 'pending'; providerError?: ProviderCallFailed };
 
 export interface ReconcileOperationsResult {
   succeeded: number;
@@ -159,7 +163,11 @@ export class OperationSettlement {
         return { kind: 'pending' };
       }
     }
-    const answer = await this.callProvider(operation, !options.claimed, options.deadline);
+    const { providerError, ...answer } = await this.callProvider(
+      operation,
+      !options.claimed,
+      options.deadline,
+    );
     if (answer.result === 'unknown') {
       // Not again before the provider has certainly finished with this call (contract §17's bound).
       await this.operations.holdLease(operation.id, token ?? '', new Date(Date.now() + this.retryAfterMs));
@@ -167,7 +175,7 @@ export class OperationSettlement {
         { operationKey: operation.operationKey, operation: operation.operation },
         'The provider did not answer an operation in time; it stays pending',
       );
-      return { kind: 'pending' };
+      return { kind: 'pending', ...(providerError ? { providerError } : {}) };
     }
     await this.operations.storeAnswer(operation.id, {
       state: answer.result,
@@ -183,7 +191,8 @@ export class OperationSettlement {
         'A provider reports another outcome than the one an operation was stored with',
       );
     }
-    return this.settle(stored, options.tellMerchant);
+    const settled = await this.settle(stored, options.tellMerchant);
+    return settled.kind === 'failed' && providerError ? { ...settled, providerError } : settled;
   }
 
   /**
@@ -307,7 +316,7 @@ export class OperationSettlement {
     operation: ProviderOperation,
     repeat: boolean,
     deadline?: number,
-  ): Promise<FollowUpOutcome> {
+  ): Promise<FollowUpOutcome & { providerError?: ProviderCallFailed }> {
     try {
       const gateway = await this.gateways.findByCode(operation.pgCode);
       const bound = gateway ? await this.adapters.bind(gateway) : null;
@@ -334,6 +343,17 @@ export class OperationSettlement {
         { err: error, operationKey: operation.operationKey },
         'A provider operation call failed',
       );
+      // The provider's own error answer (contract §20.1): a refusal is a failed operation, shown to
+      // the merchant with the provider's error; anything it may still carry out stays pending.
+      if (error instanceof ProviderCallFailed) {
+        return error.details.retryable
+          ? { result: 'unknown', providerError: error }
+          : {
+              result: 'failed',
+              message: `${error.provider} refused the ${operation.operation}: ${error.message}`,
+              providerError: error,
+            };
+      }
       return { result: 'unknown' };
     }
   }

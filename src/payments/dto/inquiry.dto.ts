@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ProviderErrorDto } from '../../common/errors/error-body.dto';
 import { BoolField, TextField, UrlField } from '../../common/validation/field-decorators';
 import { LIMITS } from '../../common/validation/limits';
 
@@ -30,4 +31,15 @@ export class InquiryDto {
 export class InquiryFailedDto {
   @ApiProperty({ example: 'Not found.' }) detail: string;
   @ApiProperty({ enum: ['failed'] }) result: string;
+}
+
+/**
+ * The inquiry when the gateway's provider refused to be asked (502, `"result": "failed"`) or did not
+ * answer (503, `"result": "pending"`): its own error in `provider_error`, never its status as ours
+ * (contract §20.1).
+ */
+export class InquiryProviderFailedDto {
+  @ApiProperty({ example: 'The payment provider (stripe) refused the request.' }) detail: string;
+  @ApiProperty({ enum: ['failed', 'pending'] }) result: string;
+  @ApiProperty({ type: ProviderErrorDto }) provider_error: ProviderErrorDto;
 }
