@@ -528,8 +528,8 @@ function transactionOf(order: MpgsOrder, transactionId: string): MpgsTransaction
  * What an order says of the attempt (contract §20.1), the order being MPGS's own record
  * (RETRIEVE ORDER; null when MPGS has none):
  * - a successful PAYMENT or AUTHORIZATION → paid or authorized, whatever followed it (captures,
- *   refunds, a void), with that transaction's amount and currency (the pay path never settles
- *   another amount);
+ *   refunds, a void), with the order's amount and currency (the pay path never settles another
+ *   amount);
  * - a payment MPGS has not decided (`UNKNOWN`, `PENDING`) → throws: not known yet, never a guess;
  * - declined payments only → declined with the last one's `gatewayCode`; while the checkout session
  *   may still take a payment (the payer stays on the page to try again after a decline, "Customize
@@ -551,8 +551,8 @@ export function orderAnswer(
     return {
       result: 'success',
       responseCode: (paid.response?.gatewayCode ?? order.status).slice(0, 32),
-      amount: String(paid.transaction.amount ?? order.amount),
-      currencyCode: paid.transaction.currency ?? order.currency,
+      amount: String(order.amount),
+      currencyCode: order.currency,
       provider: { transaction_id: paid.transaction.id },
     };
   }
@@ -564,8 +564,8 @@ export function orderAnswer(
   return {
     result: 'declined',
     responseCode: (tried.response?.gatewayCode ?? order.status).slice(0, 32),
-    amount: String(tried.transaction.amount ?? order.amount),
-    currencyCode: tried.transaction.currency ?? order.currency,
+    amount: String(order.amount),
+    currencyCode: order.currency,
     provider: { transaction_id: tried.transaction.id },
     ...(open ? { payerMayRetry: true } : {}),
   };

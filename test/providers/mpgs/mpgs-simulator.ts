@@ -144,6 +144,8 @@ export class MpgsSimulator {
   private readonly operationFailures = new Map<string, InjectedFailure>();
   /** Calls (of one operation, or of any) carried out whose answers are then lost ({@link loseAnswers}). */
   private lost: { operation: string | null; remaining: number } = { operation: null, remaining: 0 };
+  /** Changes made to the next answer of an operation ({@link alterNextAnswer}). */
+  private readonly alterations = new Map<string, (answer: Record<string, unknown>) => void>();
   /** Operations whose answers are held until released ({@link hang}). */
   private readonly hung = new Map<string, Promise<void>>();
   /** How long new sessions live (see {@link SIM_SESSION_LIFETIME_MS}). */
@@ -257,6 +259,15 @@ export class MpgsSimulator {
    */
   loseAnswers(count: number, operation: string | null = null): void {
     this.lost = { operation, remaining: count };
+  }
+
+  /**
+   * A faulty answer: the next answer of `operation` is changed by `alter` after the work was done
+   * as asked (e.g. a CAPTURE answered with another amount than MPGS recorded). MPGS documents no
+   * such answer: the control tests that nothing is believed that was not asked for.
+   */
+  alterNextAnswer(operation: string, alter: (answer: Record<string, unknown>) => void): void {
+    this.alterations.set(operation, alter);
   }
 
   /** Ends a session now, as MPGS does when it expires (its page can no longer pay). */
@@ -518,6 +529,11 @@ export class MpgsSimulator {
       }
       if (bodyProblem) throw bodyProblem;
       const [status, answer] = this.route(method, segments, body, apiVersion);
+      const alter = this.alterations.get(operation ?? '');
+      if (alter && answer && typeof answer === 'object') {
+        this.alterations.delete(operation ?? '');
+        alter(answer as Record<string, unknown>);
+      }
       if (this.lost.remaining > 0 && (this.lost.operation === null || this.lost.operation === operation)) {
         this.lost.remaining--;
         res.socket?.destroy();
