@@ -9,7 +9,13 @@ import { CardsRepository } from '../cards/cards.repository';
 import { toBoolean } from '../common/validation/field-decorators';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
-import { AttemptRefused, type PaymentCard, PaymentsService } from '../payments/payments.service';
+import {
+  AttemptNeedsCustomer,
+  AttemptPending,
+  AttemptRefused,
+  type PaymentCard,
+  PaymentsService,
+} from '../payments/payments.service';
 import { RedirectPayments } from '../payments/redirect-payments.service';
 import { isSavingPaymentType } from '../transactions/transaction-state';
 import type { TransactionDto } from '../transactions/dto/transaction.dto';
@@ -151,6 +157,13 @@ export class CheckoutPagesService {
       const attempt = await this.payments.attempt(id, { payWith, pgCode });
       return this.finish(attempt.transaction, attempt.referenceNumber);
     } catch (error) {
+      // 3-D Secure of a saved card picked here (contract §20.1): on to the provider's page; the
+      // customer comes back to the attempt's return URL.
+      if (error instanceof AttemptNeedsCustomer) return { kind: 'redirect', status: 303, location: error.url };
+      // The gateway has not told the outcome yet: on to the attempt's return URL (a GET), whose page
+      // reloads itself until it has.
+      if (error instanceof AttemptPending)
+        return { kind: 'redirect', status: 303, location: this.redirects.urls(pgCode, error.referenceNumber).returnUrl };
       if (error instanceof FieldErrors) {
         return this.paymentForm(id, pgCode, csrfToken, 400, {
           errors: pageFieldErrors(error, savedCardRef !== ''),
@@ -225,15 +238,20 @@ export class CheckoutPagesService {
     if (outcome.kind === 'settled') return this.finish(outcome.transaction, outcome.referenceNumber);
     if (outcome.kind === 'payable')
       return { kind: 'redirect', status: 303, location: checkoutPagePath(outcome.transaction.sessionId) };
-    const ctx = await this.context(outcome.transaction);
+    return this.confirming(outcome.transaction, outcome.referenceNumber);
+  }
+
+  /** The page saying the payment is being confirmed; it reloads itself. */
+  private async confirming(tx: Transaction, referenceNumber: string): Promise<PageResponse> {
+    const ctx = await this.context(tx);
     const page = this.htmlPage(
       200,
       confirmingPage(
         {
           tx: ctx.dto,
           merchantName: ctx.merchantName,
-          referenceNumber: outcome.referenceNumber,
-          checkoutUrl: checkoutPagePath(outcome.transaction.sessionId),
+          referenceNumber,
+          checkoutUrl: checkoutPagePath(tx.sessionId),
         },
         ctx.language,
       ),

@@ -51,6 +51,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Payment attempts whose provider took money our transaction does not show, or the reverse
+   * (contract §20.1 reconciliation): each is also an error log line with its reference.
+   */
+  readonly reconciliationMismatches = new Counter({
+    name: 'checkout_reconciliation_mismatches_total',
+    help: 'Payment attempts whose provider outcome does not match the transaction (a person must look)',
+    labelNames: ['gateway'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

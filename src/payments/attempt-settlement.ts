@@ -19,10 +19,17 @@ import { Money } from '../common/money/money';
 import type { Gateway } from '../gateways/gateway.entity';
 import {
   isRedirectDriver,
+  type DriverCall,
   type InquiryAnswer,
+  type PayInput,
   type ProviderCard,
+  type ProviderData,
   type ProviderOutcome,
 } from './adapters/gateway-adapter';
+import { Metrics } from '../metrics/metrics';
+import { isPayable } from '../transactions/transaction-state';
+import { ProviderQuestions } from './provider-questions';
+import { attemptUrls } from './provider-urls';
 import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { gatewayResponse, responseMessage } from './gateway-response';
 import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
@@ -36,7 +43,40 @@ import {
 const SETTLE_GRACE_MS = 10_000;
 const RECONCILE_BATCH = 100;
 
-export type FinishResult = 'settled' | 'released' | 'unknown';
+/**
+ * Where an unsettled attempt stands after it was asked about: settled from the provider's final
+ * word; released or closed with nothing taken; `watched`: its customer left it, and its provider
+ * session may still take the payment (contract §20.1); `unknown`: nothing decided yet.
+ */
+export type FinishResult = 'settled' | 'released' | 'watched' | 'unknown';
+
+export interface FinishOptions {
+  /** A young attempt the provider does not know may still be on its way: released only when set. */
+  mayRelease?: boolean;
+  /** Someone waits (epoch ms): provider calls share this deadline; absent: a background call. */
+  deadline?: number;
+  /** Asked for a route anyone can reach: through the single flight and the answer cache. */
+  shared?: boolean;
+}
+
+/**
+ * How long a left session is watched when its driver does not say (`payable_until`): an hour, the
+ * longest hosted page lifetime among the drivers (docs/gateways/*.md).
+ */
+const DEFAULT_WATCH_MS = 60 * 60_000;
+
+/** Until when a left provider session may take money: the driver's `payable_until`, or the default. */
+export function watchedUntil(provider: ProviderData | null, now: Date): Date {
+  const until = Date.parse(provider?.payable_until ?? '');
+  return Number.isFinite(until) ? new Date(Math.max(until, now.getTime())) : new Date(now.getTime() + DEFAULT_WATCH_MS);
+}
+
+/** A transition that did not apply inside the settling unit (rolled back; see AttemptSettlement.notApplied). */
+class NotApplied extends Error {
+  constructor() {
+    super('The attempt’s answer could not change its transaction');
+  }
+}
 
 export interface ReconcileResult {
   settled: number;
@@ -66,14 +106,21 @@ export class AttemptSettlement {
     private readonly cards: CardsRepository,
     private readonly fingerprints: CardFingerprints,
     private readonly uow: UnitOfWork,
+    private readonly questions: ProviderQuestions,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
    * Step 4 of an attempt (see PaymentsService): applies its stored answer. In one unit of work: the
-   * transition (paid, authorized, failed or error), which only the attempt holding the transaction
-   * can make and which frees it; the attempt's `settled_at`; the card saved (contract §15); the
-   * event, carrying that card. Idempotent: once settled, a repeat changes nothing and returns the
-   * transaction as it is.
+   * attempt's `settled_at` (conditional, so it is settled once); the transition (paid, authorized,
+   * failed or error) — made by the attempt holding the transaction, which frees it, or, for an
+   * attempt its customer left (contract §20.1), only while no other attempt holds it; the card saved
+   * (contract §15); the event, carrying that card. Idempotent: once settled, a repeat changes nothing
+   * and returns the transaction as it is.
+   *
+   * A left attempt's decline or error only closes it (its customer was let go when they left). A
+   * left attempt's success on a transaction that can no longer be paid (paid by another attempt,
+   * canceled, expired) is a reconciliation mismatch: money the transaction does not show.
    */
   async settle(
     attempt: PaymentAttempt,
@@ -81,6 +128,11 @@ export class AttemptSettlement {
     operation: GatewayOperation,
   ): Promise<Transaction> {
     const target = await this.transactionOf(attempt);
+    const left = attempt.leftAt !== null;
+    if (left && answer.result !== 'success') {
+      await this.closeLeft(attempt, answer.responseCode || answer.result);
+      return (await this.transactions.findById(target.id)) ?? target;
+    }
     const trigger = triggerFor(answer, operation);
     const details: EventDetails = {
       referenceNumber: attempt.referenceNumber,
@@ -88,48 +140,140 @@ export class AttemptSettlement {
       message: responseMessage(answer),
       gatewayResponse: gatewayResponse(answer, attempt.referenceNumber, attempt.pgCode),
     };
-    const settled = await this.uow.run(async (manager) => {
-      const change = await this.transitions.change(manager, target, {
-        trigger,
-        settles: attempt.referenceNumber,
-        amounts: trigger === 'attempt_paid' ? { paidAmount: attempt.amount } : undefined,
+    let settled: Transaction | null = null;
+    try {
+      settled = await this.uow.run(async (manager) => {
+        if (!(await this.attempts.markSettled(attempt.referenceNumber, manager))) return null;
+        const change = await this.transitions.change(manager, target, {
+          trigger,
+          settles: left ? undefined : attempt.referenceNumber,
+          amounts: trigger === 'attempt_paid' ? { paidAmount: attempt.amount } : undefined,
+        });
+        if (!change) throw new NotApplied();
+        // Saved before the event, which carries it (the webhook's `token`).
+        const card = await this.cardOf(attempt, answer, change.transaction, manager);
+        const asksCvc = card ? savedCardAsksCvc(await this.gateways.lookup(card.pgCode, manager)) : false;
+        await this.transitions.record(
+          manager,
+          change,
+          card ? { ...details, card: toCardDto(card, asksCvc) } : details,
+        );
+        return change.transaction;
       });
-      if (!change) return null;
-      await this.attempts.markSettled(attempt.referenceNumber, manager);
-      // Saved before the event, which carries it (the webhook's `token`).
-      const card = await this.cardOf(attempt, answer, change.transaction, manager);
-      const asksCvc = card ? savedCardAsksCvc(await this.gateways.lookup(card.pgCode, manager)) : false;
-      await this.transitions.record(
-        manager,
-        change,
-        card ? { ...details, card: toCardDto(card, asksCvc) } : details,
-      );
-      return change.transaction;
-    });
-    if (settled) return settled;
+    } catch (error) {
+      if (!(error instanceof NotApplied)) throw error;
+      return this.notApplied(attempt, answer, operation, target);
+    }
+    return settled ?? (await this.transactions.findById(target.id)) ?? target;
+  }
+
+  /**
+   * The attempt's answer could not change its transaction: it was left meanwhile (settle it as left),
+   * another attempt holds the transaction (the reconciler tries again once that one settles), or the
+   * transaction can no longer be paid while the provider took money (a mismatch, for a person).
+   */
+  private async notApplied(
+    attempt: PaymentAttempt,
+    answer: StoredAnswer,
+    operation: GatewayOperation,
+    target: Transaction,
+  ): Promise<Transaction> {
+    const stored = (await this.attempts.findByReference(attempt.referenceNumber)) ?? attempt;
     const now = (await this.transactions.findById(target.id)) ?? target;
-    if (now.attemptInFlight !== attempt.referenceNumber)
-      await this.reportIfNeverSettled(attempt, now, answer);
+    if (stored.settledAt !== null) return now;
+    if (attempt.leftAt === null && stored.leftAt !== null) return this.settle(stored, answer, operation);
+    if (now.attemptInFlight !== null && now.attemptInFlight !== attempt.referenceNumber) {
+      this.logger.warn(
+        { referenceNumber: attempt.referenceNumber, sessionId: now.sessionId, holder: now.attemptInFlight },
+        'A provider answer waits for the attempt holding its transaction to settle',
+      );
+      return now;
+    }
+    if (answer.result === 'success' && !isPayable(now.state)) {
+      if (await this.uow.run((manager) => this.attempts.markSettled(attempt.referenceNumber, manager, 'mismatch')))
+        this.reportMismatch(stored, now, 'The provider took a payment the transaction can no longer take');
+      return now;
+    }
+    this.logger.error(
+      { referenceNumber: attempt.referenceNumber, sessionId: now.sessionId, result: answer.result },
+      'A gateway answer could not settle its transaction; it is asked about again',
+    );
     return now;
   }
 
   /**
-   * An attempt that no longer holds its transaction was settled already (by the request or another
-   * replica's reconciler), or given up as never charged while the gateway was still working on it:
-   * the latter needs a person.
+   * The customer left the attempt while its provider session may still take money (contract §20.1:
+   * a cancel or error link, a return without payment, a decline the provider's page lets them retry,
+   * or a new pick): the transaction is freed (a decline also makes it `failed`, with its event), the
+   * attempt stays unsettled and watched by the reconciler, and the transaction does not expire before
+   * the provider's session ends. Nothing is decided about the money: a payment taken on the session
+   * later is recorded paid.
    */
-  private async reportIfNeverSettled(
-    attempt: PaymentAttempt,
-    tx: Transaction,
-    answer: StoredAnswer,
-  ): Promise<void> {
-    const stored = await this.attempts.findByReference(attempt.referenceNumber);
-    if (stored && stored.settledAt === null) {
-      this.logger.error(
-        { referenceNumber: attempt.referenceNumber, sessionId: tx.sessionId, result: answer.result },
-        'A gateway answer arrived for an attempt that no longer holds its transaction',
+  async leave(attempt: PaymentAttempt, decline?: ProviderOutcome): Promise<void> {
+    const tx = await this.transactionOf(attempt);
+    const until = watchedUntil(attempt.provider, new Date());
+    const left = await this.uow.run(async (manager) => {
+      if (!(await this.attempts.markLeft(attempt.referenceNumber, manager))) return false;
+      const change = decline
+        ? await this.transitions.change(manager, tx, {
+            trigger: 'attempt_declined',
+            settles: attempt.referenceNumber,
+          })
+        : null;
+      if (change && decline) {
+        await this.transitions.record(manager, change, {
+          referenceNumber: attempt.referenceNumber,
+          result: 'failed',
+          message: responseMessage({ result: 'declined', responseCode: decline.responseCode }),
+          gatewayResponse: gatewayResponse(
+            { result: 'declined', responseCode: decline.responseCode },
+            attempt.referenceNumber,
+            attempt.pgCode,
+          ),
+        });
+      } else {
+        await this.transitions.release(manager, tx.id, attempt.referenceNumber);
+      }
+      await this.transitions.watch(manager, tx.id, until);
+      return true;
+    });
+    if (left) {
+      this.logger.log(
+        { referenceNumber: attempt.referenceNumber, declined: decline !== undefined, watchedUntil: until },
+        'The customer left a provider session that may still take the payment: watching it',
       );
     }
+  }
+
+  /** A left attempt whose provider session ended without taking money: closed, nothing changes. */
+  private async closeLeft(attempt: PaymentAttempt, responseCode: string): Promise<void> {
+    const closed = await this.uow.run((manager) =>
+      this.attempts.markClosed(attempt.referenceNumber, manager, responseCode.slice(0, 32)),
+    );
+    if (closed) {
+      this.logger.log(
+        { referenceNumber: attempt.referenceNumber },
+        'A provider session the customer had left ended without a payment',
+      );
+    }
+  }
+
+  /**
+   * A mismatch between the provider's word and the transaction (contract §20.1): counted, and logged
+   * as an error with the attempt's reference so a person can refund or correct it.
+   */
+  private reportMismatch(attempt: PaymentAttempt, tx: Transaction | null, why: string): void {
+    this.metrics.reconciliationMismatches.inc({ gateway: attempt.pgCode });
+    this.logger.error(
+      {
+        referenceNumber: attempt.referenceNumber,
+        sessionId: tx?.sessionId,
+        gateway: attempt.pgCode,
+        state: tx?.state,
+        amount: `${attempt.amount} ${attempt.currencyCode}`,
+      },
+      `Reconciliation mismatch: ${why}`,
+    );
   }
 
   /**
@@ -215,43 +359,108 @@ export class AttemptSettlement {
 
   /**
    * Finishes an unsettled attempt: settles it from its stored answer, or asks the gateway first
-   * (and stores what it says). `unknown` when the gateway cannot be asked now. An attempt the
-   * gateway has no record of is released only with `mayRelease` (an overdue one): a young one may
-   * still be on its way to the gateway.
+   * (and acts on what it says, {@link conclude}). `unknown` when the gateway cannot be asked now. An
+   * attempt the gateway has no record of is released only with `mayRelease` (an overdue one): a young
+   * one may still be on its way to the gateway.
    */
-  async finish(attempt: PaymentAttempt, mayRelease = true): Promise<FinishResult> {
+  async finish(attempt: PaymentAttempt, options: FinishOptions = {}): Promise<FinishResult> {
     const tx = await this.transactionOf(attempt);
     if (attempt.result !== 'pending') {
       await this.settle(attempt, storedAnswerOf(attempt), tx.operation);
-      return 'settled';
+      return this.settledOrNot(attempt);
     }
     const bound = await this.driverOf(attempt);
     if (!bound) return 'unknown';
-    const known = await bound.driver.inquire({
-      gateway: bound.gateway,
-      settings: bound.settings,
-      referenceNumber: attempt.referenceNumber,
-      provider: attempt.provider,
-      background: true,
-    });
-    return this.conclude(attempt, known, mayRelease);
+    const known = await this.ask(bound, attempt, tx, options);
+    return this.conclude(attempt, known, options.mayRelease ?? true);
   }
 
   /**
-   * Finishes an attempt from what its provider says now (inquiry, the customer's return, a
-   * notification, an abandoned session): `'open'` leaves it holding the transaction; `null`
-   * releases it (with `mayRelease`); an outcome is checked against the attempt's amount and
-   * currency, stored, then settled — once, whichever of these arrives first (contract §20).
+   * What the provider says of the attempt now ({@link GatewayDriver.inquire}); with `shared`,
+   * through the single flight and answer cache of {@link ProviderQuestions} (routes anyone can
+   * reach). A saved-card charge carries the charge as first sent, so a provider that deduplicates
+   * by key is asked by re-sending it (contract §20.1).
+   */
+  async ask(
+    bound: BoundDriver & { gateway: Gateway },
+    attempt: PaymentAttempt,
+    tx: Transaction,
+    options: FinishOptions = {},
+  ): Promise<InquiryAnswer> {
+    const payment = await this.chargeOf(attempt, tx);
+    const call = () =>
+      bound.driver.inquire({
+        gateway: bound.gateway,
+        settings: bound.settings,
+        referenceNumber: attempt.referenceNumber,
+        provider: attempt.provider,
+        background: options.deadline === undefined,
+        ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+        ...(payment ? { payment } : {}),
+      });
+    return options.shared
+      ? this.questions.ask(`inquire:${attempt.referenceNumber}`, call, options.deadline)
+      : call();
+  }
+
+  /**
+   * A saved-card charge as it was first sent (never the CVC, which is not kept): what a driver needs
+   * to re-send it under the same idempotency key. Null for other attempts, or when the card is gone.
+   */
+  private async chargeOf(
+    attempt: PaymentAttempt,
+    tx: Transaction,
+  ): Promise<Omit<PayInput, keyof DriverCall> | null> {
+    const token = attempt.card?.savedCardToken;
+    if (!token) return null;
+    const saved = await this.cards.findByToken(token);
+    if (!saved) return null;
+    const present = attempt.card?.cardholderPresent === true;
+    return {
+      referenceNumber: attempt.referenceNumber,
+      amount: attempt.amount,
+      currencyCode: attempt.currencyCode,
+      operation: tx.operation,
+      card: { gatewayToken: saved.gatewayToken, ...(present ? { cardholderPresent: true } : {}) },
+      saveCard: false,
+      ...(present
+        ? {
+            returnUrl: attemptUrls(this.config.publicBaseUrl, attempt.pgCode, attempt.referenceNumber)
+              .returnUrl,
+          }
+        : {}),
+    };
+  }
+
+  /**
+   * Acts on what the provider says of an attempt (inquiry, the customer's return, a notification, an
+   * ended session), once whichever arrives first (contract §20, §20.1):
+   * - `'open'`: nothing yet; the attempt keeps holding its transaction, or stays watched if left;
+   * - `null`: nothing taken and nothing can be: a held attempt is released (with `mayRelease`), a
+   *   left one closed;
+   * - a decline the provider's page lets the payer retry: the attempt is left (the transaction goes
+   *   `failed`), still watched;
+   * - an outcome: checked against the attempt's amount and currency, stored, then settled. One that
+   *   contradicts an answer stored earlier is a mismatch (for a person), never settled over it.
    */
   async conclude(attempt: PaymentAttempt, known: InquiryAnswer, mayRelease = true): Promise<FinishResult> {
-    if (known === 'open') return 'unknown';
+    if (known === 'open') return attempt.leftAt !== null ? 'watched' : 'unknown';
     if (known === null) {
+      if (attempt.leftAt !== null) {
+        await this.closeLeft(attempt, 'session-ended');
+        return 'released';
+      }
       if (!mayRelease) return 'unknown';
       await this.release(attempt);
       return 'released';
     }
     if (!this.matchesAttempt(attempt, known)) return 'unknown';
-    const { amount: _amount, currencyCode: _currency, provider, card, ...answer } = known;
+    const { amount: _amount, currencyCode: _currency, provider, card, payerMayRetry, ...answer } = known;
+    if (payerMayRetry && answer.result !== 'success') {
+      if (provider) await this.attempts.storeProvider(attempt.referenceNumber, provider);
+      if (attempt.leftAt === null) await this.leave(attempt, known);
+      return 'watched';
+    }
     await this.attempts.storeAnswer(
       attempt.referenceNumber,
       card ? { ...answer, card: this.withProviderCard(attempt, card, answer.gatewayToken) } : answer,
@@ -264,31 +473,56 @@ export class AttemptSettlement {
         { referenceNumber: attempt.referenceNumber, stored: stored.result, provider: answer.result },
         'A provider reports another outcome than the one an attempt was settled with',
       );
+      if ((answer.result === 'success') !== (stored.result === 'success') && stored.reconciliation !== 'mismatch') {
+        await this.attempts.markMismatch(attempt.referenceNumber);
+        this.reportMismatch(stored, await this.transactions.findById(stored.transactionId), 'the provider and the attempt disagree about the money');
+      }
       return 'unknown';
     }
     if (stored.settledAt !== null) return 'settled';
     const tx = await this.transactionOf(stored);
     await this.settle(stored, storedAnswerOf(stored), tx.operation);
-    return 'settled';
+    return this.settledOrNot(stored);
+  }
+
+  /** `settled` once the attempt is, else `unknown` (its answer waits for another attempt to settle). */
+  private async settledOrNot(attempt: PaymentAttempt): Promise<FinishResult> {
+    const now = await this.attempts.findByReference(attempt.referenceNumber);
+    return now?.settledAt ? 'settled' : 'unknown';
   }
 
   /**
-   * Ends a redirect attempt whose customer left the provider's page (canceled there, or picked a
-   * payment method again): the provider makes the session unpayable, then its record decides.
-   * `unknown` when the provider cannot be asked or the session is still payable.
+   * Ends a redirect attempt whose customer left the provider's page or picked a payment method again
+   * (contract §20.1): the provider makes the session unpayable where it can (Stripe expires the
+   * Checkout Session), then its record decides. A provider that cannot end its session (`'open'`)
+   * leaves the attempt watched: the customer may start again, and a payment taken there later is
+   * recorded. `unknown` when the provider cannot be asked; throws what the driver throws.
    */
-  async abandon(attempt: PaymentAttempt): Promise<FinishResult> {
+  async abandon(attempt: PaymentAttempt, options: FinishOptions = {}): Promise<FinishResult> {
     if (attempt.settledAt !== null) return 'settled';
-    if (attempt.result !== 'pending') return this.finish(attempt);
+    if (attempt.result !== 'pending') return this.finish(attempt, options);
     const bound = await this.driverOf(attempt);
     if (!bound || !isRedirectDriver(bound.driver)) return 'unknown';
-    const known = await bound.driver.abandon({
-      gateway: bound.gateway,
-      settings: bound.settings,
-      referenceNumber: attempt.referenceNumber,
-      provider: attempt.provider,
-    });
-    return this.conclude(attempt, known);
+    const driver = bound.driver;
+    const known = await this.questions
+      .ask(
+        `abandon:${attempt.referenceNumber}`,
+        () =>
+          driver.abandon({
+            gateway: bound.gateway,
+            settings: bound.settings,
+            referenceNumber: attempt.referenceNumber,
+            provider: attempt.provider,
+            ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+          }),
+        options.deadline,
+      )
+      .finally(() => this.questions.forget(attempt.referenceNumber));
+    if (known === 'open') {
+      await this.leave(attempt);
+      return 'watched';
+    }
+    return this.conclude(attempt, known, true);
   }
 
   /** The attempt's gateway, its driver and settings; null when no driver serves it any more. */
@@ -320,14 +554,20 @@ export class AttemptSettlement {
   }
 
   /**
-   * Settles the attempt holding a transaction now if its outcome can be known (contract §16 inquiry):
-   * from its stored answer, or by asking the gateway. Never releases a young attempt.
+   * Settles the transaction's unsettled attempts now where their outcome can be known (contract §16
+   * inquiry): the one holding it and those its customer left, from a stored answer or by asking the
+   * gateway within `deadline`. Never releases a young attempt. True when one of them moved on.
    */
-  async settleHolder(tx: Transaction): Promise<FinishResult | null> {
-    if (!tx.attemptInFlight) return null;
-    const attempt = await this.attempts.findByReference(tx.attemptInFlight);
-    if (!attempt || attempt.settledAt !== null) return null;
-    return this.finish(attempt, this.isOverdue(attempt));
+  async settleOpen(tx: Transaction, deadline?: number): Promise<boolean> {
+    let moved = false;
+    for (const attempt of await this.attempts.listUnsettled(tx.id)) {
+      const result = await this.finish(attempt, {
+        mayRelease: this.isOverdue(attempt),
+        ...(deadline !== undefined ? { deadline } : {}),
+      });
+      if (result !== 'unknown') moved = true;
+    }
+    return moved;
   }
 
   /**
@@ -350,7 +590,7 @@ export class AttemptSettlement {
       result,
       async (attempt) => {
         const finished = await this.finish(attempt);
-        return finished === 'unknown' ? 'left' : finished;
+        return finished === 'unknown' || finished === 'watched' ? 'left' : finished;
       },
       {
         logger: this.logger,

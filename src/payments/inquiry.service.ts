@@ -9,6 +9,7 @@ import { TransactionsService } from '../transactions/transactions.service';
 import { AttemptSettlement } from './attempt-settlement';
 import type { InquiryDto } from './dto/inquiry.dto';
 import { OperationSettlement } from './operation-settlement';
+import { providerDeadline } from './provider-budget';
 
 /**
  * The inquiry (contract §16): a transaction's current state as its webhook payload, after settling an
@@ -28,7 +29,9 @@ export class InquiryService {
   async inquire(principal: Principal, body: InquiryDto): Promise<Record<string, unknown>> {
     let tx = await this.find(principal, body);
     const notifyUrl = body.notify_webhook_url ? this.notifyUrl(body, tx) : null;
-    if (await this.settlement.settleHolder(tx)) tx = await this.transactions.get(tx.sessionId);
+    // Provider calls share one deadline, inside contract §17's 10 s.
+    const deadline = providerDeadline();
+    if (await this.settlement.settleOpen(tx, deadline)) tx = await this.transactions.get(tx.sessionId);
     // An operation left pending (contract §20): asked about again, with its own key.
     if (await this.operations.finishOpen(tx)) tx = await this.transactions.get(tx.sessionId);
     const latest = await this.payloads.latest(tx.id);

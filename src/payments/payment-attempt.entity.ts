@@ -17,6 +17,8 @@ export interface AttemptCard {
   save: boolean;
   /** The saved card this attempt charges (auto-debit, or picked on the page). */
   savedCardToken?: string;
+  /** The customer picked the saved card on our page (a customer-initiated charge, contract §20.1). */
+  cardholderPresent?: boolean;
 }
 
 export const ATTEMPT_RESULTS = ['pending', 'success', 'declined', 'error'] as const;

@@ -3,7 +3,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { dateParam } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
-import { PaymentAttempt, type AttemptCard, type AttemptResult } from './payment-attempt.entity';
+import {
+  PaymentAttempt,
+  type AttemptCard,
+  type AttemptReconciliation,
+  type AttemptResult,
+} from './payment-attempt.entity';
 
 /** A gateway's answer as stored on the attempt. */
 export interface StoredAnswer {
@@ -86,11 +91,67 @@ export class PaymentAttemptsRepository {
     return { ...(stored?.provider ?? {}), ...provider };
   }
 
-  /** Marks the attempt settled, in the unit of work that settles its transaction. */
-  async markSettled(referenceNumber: string, manager: EntityManager, at: Date = new Date()): Promise<void> {
-    await manager
+  /**
+   * Marks the attempt settled, in the unit of work that settles its transaction, with how it ended
+   * against it (contract §20.1 reconciliation). False when it was settled already.
+   */
+  async markSettled(
+    referenceNumber: string,
+    manager: EntityManager,
+    reconciliation: AttemptReconciliation = 'matched',
+    at: Date = new Date(),
+  ): Promise<boolean> {
+    const result = await manager
       .getRepository(PaymentAttempt)
-      .update({ referenceNumber, settledAt: IsNull() }, { settledAt: at });
+      .update({ referenceNumber, settledAt: IsNull() }, { settledAt: at, reconciliation });
+    return (result.affected ?? 0) === 1;
+  }
+
+  /**
+   * The customer left the attempt while its provider session may still take money (contract §20.1):
+   * marked in the unit of work that frees its transaction. False when it was settled or left already.
+   */
+  async markLeft(referenceNumber: string, manager: EntityManager, at: Date = new Date()): Promise<boolean> {
+    const result = await manager
+      .getRepository(PaymentAttempt)
+      .update({ referenceNumber, settledAt: IsNull(), leftAt: IsNull() }, { leftAt: at });
+    return (result.affected ?? 0) === 1;
+  }
+
+  /** A left attempt the customer went back to: it holds its transaction again (same unit as the claim). */
+  async markResumed(referenceNumber: string, manager: EntityManager): Promise<boolean> {
+    const result = await manager
+      .getRepository(PaymentAttempt)
+      .update({ referenceNumber, settledAt: IsNull() }, { leftAt: null });
+    return (result.affected ?? 0) === 1;
+  }
+
+  /**
+   * A left attempt whose provider session can no longer take money and took none (contract §20.1):
+   * closed with no transition (the customer had already been let go).
+   */
+  async markClosed(
+    referenceNumber: string,
+    manager: EntityManager,
+    responseCode: string,
+    at: Date = new Date(),
+  ): Promise<boolean> {
+    const result = await manager.getRepository(PaymentAttempt).update(
+      { referenceNumber, settledAt: IsNull() },
+      {
+        result: 'error',
+        responseCode,
+        completedAt: at,
+        settledAt: at,
+        reconciliation: 'matched',
+      },
+    );
+    return (result.affected ?? 0) === 1;
+  }
+
+  /** Records that a settled attempt's provider now reports another outcome (a person must look). */
+  async markMismatch(referenceNumber: string): Promise<void> {
+    await this.repo.update({ referenceNumber }, { reconciliation: 'mismatch' });
   }
 
   /** An attempt the gateway never saw: an error that charged nothing, settled with no transition. */
@@ -103,7 +164,13 @@ export class PaymentAttemptsRepository {
       .getRepository(PaymentAttempt)
       .update(
         { referenceNumber, settledAt: IsNull() },
-        { result: 'error', responseCode: 'not-at-gateway', completedAt: at, settledAt: at },
+        {
+          result: 'error',
+          responseCode: 'not-at-gateway',
+          completedAt: at,
+          settledAt: at,
+          reconciliation: 'matched',
+        },
       );
   }
 
@@ -128,6 +195,45 @@ export class PaymentAttemptsRepository {
       });
     }
     return query.orderBy('a.created_at', 'ASC').addOrderBy('a.id', 'ASC').limit(limit).getMany();
+  }
+
+  /** The transaction's attempts not settled yet (the one holding it, and those left), newest first. */
+  listUnsettled(transactionId: string): Promise<PaymentAttempt[]> {
+    return this.repo.find({ where: { transactionId, settledAt: IsNull() }, order: { id: 'DESC' } });
+  }
+
+  /**
+   * Attempts started in `[since, until)` for the reconciliation report (contract §20.1), newest
+   * first, at most `limit`; and the counts per gateway code and status over the whole period.
+   */
+  async reconciliation(
+    since: Date,
+    until: Date,
+    limit: number,
+  ): Promise<{ attempts: PaymentAttempt[]; counts: { pgCode: string; status: string; count: number }[] }> {
+    const window = (q: ReturnType<Repository<PaymentAttempt>['createQueryBuilder']>) =>
+      q
+        .where('a.created_at >= :since', { since: dateParam(this.repo.manager, since) })
+        .andWhere('a.created_at < :until', { until: dateParam(this.repo.manager, until) });
+    const status = `CASE WHEN a.settled_at IS NULL THEN 'pending' WHEN a.reconciliation = 'mismatch' THEN 'mismatch' ELSE 'matched' END`;
+    const [attempts, counts] = await Promise.all([
+      window(this.repo.createQueryBuilder('a'))
+        .orderBy('a.created_at', 'DESC')
+        .addOrderBy('a.id', 'DESC')
+        .limit(limit)
+        .getMany(),
+      window(this.repo.createQueryBuilder('a'))
+        .select('a.pg_code', 'pgCode')
+        .addSelect(status, 'status')
+        .addSelect('COUNT(*)', 'count')
+        .groupBy('a.pg_code')
+        .addGroupBy(status)
+        .getRawMany<{ pgCode: string; status: string; count: string | number }>(),
+    ]);
+    return {
+      attempts,
+      counts: counts.map((row) => ({ pgCode: row.pgCode, status: row.status, count: Number(row.count) })),
+    };
   }
 
   listForTransaction(transactionId: string): Promise<PaymentAttempt[]> {

@@ -31,6 +31,7 @@ import { KnetDriver } from './drivers/knet-driver';
 import { StripeDriver } from './drivers/stripe-driver';
 import { GatewayNotifyController } from './gateway-notify.controller';
 import { RedirectPayments } from './redirect-payments.service';
+import { ProviderQuestions } from './provider-questions';
 import { OperationSettlement } from './operation-settlement';
 import { ProviderOperation } from './provider-operation.entity';
 import { ProviderOperationsRepository } from './provider-operations.repository';
@@ -77,6 +78,7 @@ import { ProviderOperationsRepository } from './provider-operations.repository';
     // Each gateway's driver settings (src/gateways/ stores them; tests may override the token).
     { provide: DRIVER_SETTINGS, useClass: StoredDriverSettings },
     RedirectPayments,
+    ProviderQuestions,
     GatewayAdapters,
     PaymentAttemptsRepository,
     AttemptSettlement,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { Test } from '@nestjs/testing';
-import { PermissionDenied, ServiceUnavailable } from '../common/errors/domain-errors';
+import { PermissionDenied } from '../common/errors/domain-errors';
 import type { Gateway } from '../gateways/gateway.entity';
 import { UnitOfWork } from '../database/unit-of-work';
 import { GatewaysService } from '../gateways/gateways.service';
@@ -17,7 +17,8 @@ import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import type { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
-import { AttemptRefused, PaymentsService } from './payments.service';
+import { AttemptPending, AttemptRefused, PaymentsService } from './payments.service';
+import { AppConfig } from '../config/app-config';
 
 const CARD = { card: readNewCard({ card: '4111 1111 1111 1111' }, numberOnlyDefaults()), save: false };
 
@@ -61,6 +62,7 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
         PaymentsService,
         { provide: CardsRepository, useValue: {} },
         { provide: CardFingerprints, useValue: {} },
+        { provide: AppConfig, useValue: { publicBaseUrl: 'http://127.0.0.1:3000' } },
         // One run of each unit, on a manager the fakes ignore.
         { provide: UnitOfWork, useValue: { run: (work: (manager: unknown) => unknown) => work({}) } },
         { provide: TransactionsService, useValue: { get: () => Promise.resolve(tx) } },
@@ -114,6 +116,14 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
               return Promise.resolve({ ...tx, state: answer.result === 'success' ? 'paid' : 'failed' });
             },
             isOverdue: () => false,
+            // What the pay path asks after a lost answer goes to the driver's inquiry.
+            ask: (bound: { driver: GatewayAdapter }, attempt: PaymentAttempt) =>
+              bound.driver.inquire({
+                gateway,
+                settings: {},
+                referenceNumber: attempt.referenceNumber,
+                provider: attempt.provider,
+              }),
           },
         },
       ],
@@ -147,18 +157,28 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
     assert.equal(result.result, 'success');
   });
 
-  it('stores a gateway error when the gateway never received the attempt (nothing charged)', async () => {
-    adapter.pay = () => Promise.reject(new Error('connection refused'));
+  it('never guesses a lost answer: "not received yet" leaves the attempt pending (503 "pending"), nothing stored', async () => {
+    // A request the gateway has no record of right after a timeout may still be on its way there
+    // (contract §20.1): the reconciler decides once the attempt is overdue, never this request.
+    adapter.pay = () => Promise.reject(new Error('connection reset'));
     adapter.inquire = () => Promise.resolve(null);
-    const result = await payments.attempt(tx.sessionId, { payWith: CARD });
-    assert.deepEqual(steps[3].detail, { result: 'error', responseCode: 'adapter-error' });
-    assert.equal(result.result, 'error');
+    const refused = await payments.attempt(tx.sessionId, { payWith: CARD }).then(
+      () => assert.fail('the attempt must stay pending'),
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof AttemptPending);
+    assert.equal(refused.status, 503);
+    assert.deepEqual(
+      { ...(refused.body() as Record<string, unknown>), detail: undefined },
+      { detail: undefined, result: 'pending', session_id: tx.sessionId, reference_number: refused.referenceNumber },
+    );
+    assert.deepEqual(names(), ['claim', 'pay', 'inquire']);
   });
 
-  it('leaves the attempt pending (503, nothing stored) when the gateway cannot be asked either', async () => {
+  it('leaves the attempt pending (503 "pending", nothing stored) when the gateway cannot be asked either', async () => {
     adapter.pay = () => Promise.reject(new Error('timeout'));
     adapter.inquire = () => Promise.reject(new Error('timeout'));
-    await assert.rejects(payments.attempt(tx.sessionId, { payWith: CARD }), ServiceUnavailable);
+    await assert.rejects(payments.attempt(tx.sessionId, { payWith: CARD }), AttemptPending);
     assert.deepEqual(names(), ['claim', 'pay', 'inquire']);
   });
 

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BadRequest,
+  DomainError,
   FieldErrors,
   NotFound,
   PermissionDenied,
@@ -24,6 +25,9 @@ import { AttemptSettlement } from './attempt-settlement';
 import { attemptOn, PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 import { newReferenceNumber } from './reference-numbers';
+import { AppConfig } from '../config/app-config';
+import { providerDeadline } from './provider-budget';
+import { attemptUrls } from './provider-urls';
 
 /** How long a second attempt waits for the one in flight to settle before it answers. */
 const IN_FLIGHT_WAIT_MS = 3000;
@@ -75,6 +79,46 @@ export class AttemptRefused extends StateConflict {
   }
 }
 
+/**
+ * A charge whose outcome the gateway has not told yet (contract §20.1: unknown outcomes are asked,
+ * not guessed): the attempt stays pending and holds the transaction (a second charge → 409), the
+ * reconciler asks the gateway, and the merchant learns the outcome by webhook. 503, `Retry-After`,
+ * `"result": "pending"`.
+ */
+export class AttemptPending extends DomainError {
+  readonly status = 503;
+  constructor(
+    readonly transaction: Transaction,
+    readonly referenceNumber: string,
+  ) {
+    super('The gateway has not confirmed this payment yet; its outcome will follow by webhook.');
+    this.headers['Retry-After'] = '5';
+  }
+  override body(): unknown {
+    return {
+      detail: this.message,
+      result: 'pending',
+      session_id: this.transaction.sessionId,
+      reference_number: this.referenceNumber,
+    };
+  }
+}
+
+/**
+ * A customer-present charge the gateway wants the customer to confirm on its page first (3-D
+ * Secure, contract §20.1): the attempt holds the transaction, and the page sends the customer to
+ * `url`; they come back to the attempt's return URL.
+ */
+export class AttemptNeedsCustomer extends Error {
+  constructor(
+    readonly url: string,
+    readonly referenceNumber: string,
+  ) {
+    super('The gateway asks the customer to confirm the payment on its page');
+    this.name = 'AttemptNeedsCustomer';
+  }
+}
+
 /** A claimed attempt: its row as written, and the transaction as stored when it was claimed. */
 export interface Claimed {
   attempt: PaymentAttempt;
@@ -110,6 +154,7 @@ export class PaymentsService {
     private readonly cards: CardsRepository,
     private readonly fingerprints: CardFingerprints,
     private readonly uow: UnitOfWork,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -130,6 +175,7 @@ export class PaymentsService {
    * claim, call the gateway, record its answer, settle (see the class).
    */
   async attempt(sessionId: string, request: AttemptRequest): Promise<AttemptResultView> {
+    const deadline = providerDeadline();
     const { transaction: opened, gateway } = await this.open(sessionId, request.pgCode);
     if (request.sandboxOnly && !isSandbox(gateway)) {
       throw new PermissionDenied('Test helpers only work with gateways of type "sandbox".');
@@ -145,8 +191,8 @@ export class PaymentsService {
     }
     const { charge, keep } = await this.chargeFor(request.payWith, opened, gateway);
 
-    const { attempt, transaction } = await this.claim(opened, keep);
-    const answer = await this.callGateway(bound, gateway, attempt, transaction.operation, charge, keep.save);
+    const { attempt, transaction } = await this.claim(opened, keep, undefined, deadline);
+    const answer = await this.callGateway(bound, gateway, attempt, transaction, charge, keep.save, deadline);
     await this.recordAnswer(attempt, answer);
     return {
       transaction: await this.settle(attempt, answer, transaction),
@@ -199,6 +245,7 @@ export class PaymentsService {
           nameOnCard: saved.nameOnCard,
           save: false,
           savedCardToken: saved.token,
+          ...(payWith.cardholderPresent ? { cardholderPresent: true } : {}),
         },
       };
     }
@@ -241,12 +288,28 @@ export class PaymentsService {
     opened: Transaction,
     card: AttemptCard | null,
     keepsHolder?: (holder: PaymentAttempt) => Promise<boolean>,
+    deadline: number = providerDeadline(),
   ): Promise<Claimed> {
     for (let round = 1; ; round++) {
       const claimed = await this.tryClaim(opened.id, card);
       if (claimed) return claimed;
-      await this.afterRefusedClaim(opened.sessionId, round, keepsHolder);
+      await this.afterRefusedClaim(opened.sessionId, round, deadline, keepsHolder);
     }
+  }
+
+  /**
+   * A left attempt its customer goes back to (contract §20.1: its provider session is still open):
+   * it holds the transaction again, if the transaction is free and payable. False otherwise.
+   */
+  async resumeLeft(tx: Transaction, attempt: PaymentAttempt): Promise<boolean> {
+    return this.uow.run(async (manager) => {
+      if (!(await this.transitions.claim(manager, tx.id, attempt.referenceNumber))) return false;
+      if (await this.attempts.markResumed(attempt.referenceNumber, manager)) return true;
+      throw new ResumeRaced(); // settled meanwhile: the claim is rolled back
+    }).catch((error: unknown) => {
+      if (error instanceof ResumeRaced) return false;
+      throw error;
+    });
   }
 
   /**
@@ -280,6 +343,7 @@ export class PaymentsService {
   private async afterRefusedClaim(
     sessionId: string,
     round: number,
+    deadline: number,
     keepsHolder?: (holder: PaymentAttempt) => Promise<boolean>,
   ): Promise<void> {
     let current = await this.expiredIfDue(await this.transactions.get(sessionId));
@@ -293,7 +357,7 @@ export class PaymentsService {
     const holder = await this.attempts.findByReference(current.attemptInFlight);
     if (holder && keepsHolder && (await keepsHolder(holder)))
       throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
-    if (round === 1 && (await this.settledOverdueHolder(holder))) return;
+    if (round === 1 && (await this.settledOverdueHolder(holder, deadline))) return;
     current = await this.waitWhileHeld(current);
     if (current.attemptInFlight) throw new AttemptRefused(ATTEMPT_IN_PROGRESS, current);
     if (!isPayable(current.state)) throw notPayable(current);
@@ -305,17 +369,19 @@ export class PaymentsService {
   }
 
   /**
-   * Settles `holder`, the attempt holding the transaction, when it is overdue, or ends it when it
-   * is a redirect attempt whose customer has come back to pay another way (its provider session is
-   * made unpayable first: docs/decisions.md); true when it was tried (settled or not).
+   * Settles `holder`, the attempt holding the transaction, when it is overdue, or sets it aside when
+   * it is a session on a provider's page whose customer has come back to pay another way (contract
+   * §20.1: the provider ends the session where it can, else the attempt stays watched — never a
+   * refusal); true when it was tried (settled or not).
    */
-  private async settledOverdueHolder(holder: PaymentAttempt | null): Promise<boolean> {
-    if (holder && holder.provider !== null && holder.result === 'pending') {
-      const ended = await this.settlement.abandon(holder).catch((error: unknown) => {
-        this.logger.warn({ err: error }, 'Could not end a redirect attempt');
+  private async settledOverdueHolder(holder: PaymentAttempt | null, deadline: number): Promise<boolean> {
+    if (holder && holder.provider !== null && holder.result === 'pending' && isSessionAttempt(holder)) {
+      const ended = await this.settlement.abandon(holder, { deadline }).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'Could not end a redirect attempt; it stays watched');
         return 'unknown' as const;
       });
-      return ended !== 'unknown';
+      if (ended === 'unknown') await this.settlement.leave(holder);
+      return true;
     }
     if (!holder || !this.settlement.isOverdue(holder)) return false;
     await this.settlement.finish(holder).catch((error: unknown) => {
@@ -325,48 +391,72 @@ export class PaymentsService {
   }
 
   /**
-   * Step 2: the gateway's answer. When the adapter fails, the gateway is asked what it did: an
-   * attempt it never received is a gateway error (nothing charged); when it cannot be asked
-   * either, the attempt stays pending for the reconciler and the request answers 503.
+   * Step 2: the gateway's answer. When the driver fails (no answer in time, a lost answer), the
+   * outcome is unknown and asked, not guessed (contract §20.1): the gateway is asked at once — a
+   * driver whose provider deduplicates by key re-sends the same charge — and when that tells no
+   * final outcome either, the attempt stays pending (it holds the transaction: a second charge gets
+   * 409), the request answers 503 `pending` ({@link AttemptPending}) and the reconciler finishes it.
+   * A customer-present charge the gateway wants confirmed on its page (3-D Secure) is stored and the
+   * customer sent there ({@link AttemptNeedsCustomer}).
    */
   private async callGateway(
-    { driver: adapter, settings }: BoundDriver,
+    bound: BoundDriver,
     gateway: Gateway,
     attempt: PaymentAttempt,
-    operation: GatewayOperation,
+    tx: Transaction,
     card: PayInput['card'],
     saveCard: boolean,
+    deadline: number,
   ): Promise<GatewayAnswer> {
+    const { driver } = bound;
+    const returnUrl =
+      'gatewayToken' in card && card.cardholderPresent
+        ? attemptUrls(this.config.publicBaseUrl, gateway.code, attempt.referenceNumber).returnUrl
+        : undefined;
+    let answer;
     try {
-      const answer = await adapter.pay({
+      answer = await driver.pay({
         gateway,
-        settings,
+        settings: bound.settings,
+        deadline,
         referenceNumber: attempt.referenceNumber,
         amount: attempt.amount,
         currencyCode: attempt.currencyCode,
-        operation,
+        operation: tx.operation,
         card,
         saveCard,
+        ...(returnUrl ? { returnUrl } : {}),
       });
-      if (answer.result === 'redirect') throw new Error('3-D Secure redirects are not taken yet');
-      return answer;
     } catch (error) {
-      this.logger.error({ err: error, adapter: adapter.name }, 'Gateway adapter failed during an attempt');
-      const known = await adapter
-        .inquire({ gateway, settings, referenceNumber: attempt.referenceNumber, provider: attempt.provider })
-        .catch((inquiryError: unknown) => {
-          this.logger.error({ err: inquiryError, adapter: adapter.name }, 'Could not ask the gateway either');
-          return undefined;
-        });
-      if (known === undefined || known === 'open') throw new ServiceUnavailable();
-      if (known === null) return { result: 'error', responseCode: 'adapter-error' };
-      return {
-        result: known.result,
-        responseCode: known.responseCode,
-        gatewayToken: known.gatewayToken,
-        provider: known.provider,
-      };
+      this.logger.error({ err: error, adapter: driver.name }, 'Gateway adapter failed during an attempt');
+      return this.askAfterLostAnswer({ ...bound, gateway }, attempt, tx, deadline);
     }
+    if (answer.result === 'redirect') {
+      await this.attempts.storeProvider(attempt.referenceNumber, { ...answer.provider, url: answer.url });
+      throw new AttemptNeedsCustomer(answer.url, attempt.referenceNumber);
+    }
+    return answer;
+  }
+
+  /** Step 2 when the charge's answer was lost: the gateway's final word now, or {@link AttemptPending}. */
+  private async askAfterLostAnswer(
+    bound: BoundDriver & { gateway: Gateway },
+    attempt: PaymentAttempt,
+    tx: Transaction,
+    deadline: number,
+  ): Promise<GatewayAnswer> {
+    const known = await this.settlement.ask(bound, attempt, tx, { deadline }).catch((error: unknown) => {
+      this.logger.warn({ err: error, adapter: bound.driver.name }, 'Could not ask the gateway either');
+      return undefined;
+    });
+    if (known === undefined || known === null || known === 'open' || known.payerMayRetry)
+      throw new AttemptPending(tx, attempt.referenceNumber);
+    return {
+      result: known.result,
+      responseCode: known.responseCode,
+      gatewayToken: known.gatewayToken,
+      provider: known.provider,
+    };
   }
 
   /**
@@ -416,6 +506,22 @@ function newAttempt(
     completedAt: null,
     settledAt: null,
   });
+}
+
+/** A left attempt was settled between its resume's claim and its own update (the claim is rolled back). */
+class ResumeRaced extends Error {
+  constructor() {
+    super('The left attempt was settled while it was being resumed');
+  }
+}
+
+/**
+ * Whether an attempt is a session on a provider's page (a redirect attempt, or a saved-card charge
+ * sent to 3-D Secure), which its customer may leave; not a charge in flight.
+ */
+export function isSessionAttempt(attempt: PaymentAttempt): boolean {
+  if (!attempt.provider) return false;
+  return !attempt.card?.savedCardToken || Boolean(attempt.provider.url);
 }
 
 export function notPayable(tx: Transaction): AttemptRefused {

@@ -11,6 +11,7 @@ import {
   isRedirectDriver,
   UnverifiedNotification,
   type CustomerDestination,
+  type DriverSettingsValues,
   type NotificationReply,
   type ProviderData,
   type RedirectDriver,
@@ -21,7 +22,10 @@ import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
-import { AttemptRefused, notPayable, PaymentsService } from './payments.service';
+import { AttemptRefused, isSessionAttempt, notPayable, PaymentsService } from './payments.service';
+import { providerDeadline } from './provider-budget';
+import { ProviderQuestions } from './provider-questions';
+import { attemptUrls, RETURN_CANCEL_PARAM, RETURN_REFERENCE_PARAM } from './provider-urls';
 
 /** Where the customer goes after their return (contract §9, §20). */
 export type ReturnOutcome =
@@ -64,9 +68,17 @@ const CARD_TO_BE_DESCRIBED: AttemptCard = {
   save: true,
 };
 
-/** The browser's parameters on the return URL that are ours (the rest is the provider's). */
-export const RETURN_REFERENCE_PARAM = 'ref';
-export const RETURN_CANCEL_PARAM = 'cancel';
+/** How long a pick waits for the provider to say whether a session to resume is still open. */
+const RESUME_CHECK_MS = 3000;
+
+/** What one pick of a redirect gateway works with. */
+interface Pick {
+  gateway: Gateway;
+  driver: RedirectDriver;
+  settings: DriverSettingsValues;
+  /** The shared deadline of the pick's provider calls (epoch ms). */
+  deadline: number;
+}
 
 /**
  * Payments through a provider's own page (contract §20, flow `redirect`), on the durable attempt of
@@ -95,6 +107,7 @@ export class RedirectPayments {
     private readonly transactions: TransactionsService,
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
+    private readonly questions: ProviderQuestions,
   ) {}
 
   /** Whether the gateway's driver sends the customer to the provider's page. */
@@ -111,22 +124,26 @@ export class RedirectPayments {
   }
 
   /**
-   * The customer picked a redirect gateway: where to send them. When their own attempt on this
-   * gateway still holds the transaction with a session the provider keeps open, they go back to it;
-   * otherwise a new attempt is claimed and the provider's session created. Throws AttemptRefused
-   * (not payable, another attempt holds it), or ServiceUnavailable when the provider does not answer
-   * (the attempt is then released: the customer never got the session, nothing can be paid on it).
+   * The customer picked a redirect gateway: where to send them (contract §20, §20.1). Their own
+   * earlier attempt on this gateway whose provider session is still open is resumed (they go back to
+   * it); every other earlier attempt of theirs is ended where the provider can end it, or left
+   * watched where it cannot ({@link setAside}) — never a 409 for a customer who wants to pay. Then a
+   * new attempt is claimed and the provider's session created. All provider calls of the pick share
+   * one deadline inside contract §17's 10 s. Throws AttemptRefused (not payable, a saved-card charge
+   * in flight), or ServiceUnavailable when the provider does not answer (the new attempt is then
+   * released: the customer never got the session, nothing can be paid on it).
    * `saveCard`: the customer ticked "save this card" on our page before being sent on; the
    * transaction's `payment_type` may require it anyway (contract §15).
    */
   async start(sessionId: string, pgCode: string, saveCard = false): Promise<CustomerDestination> {
+    const deadline = providerDeadline();
     const { transaction: opened, gateway } = await this.payments.open(sessionId, pgCode);
     const bound = await this.adapters.bind(gateway);
     if (!bound || !isRedirectDriver(bound.driver)) throw new NotFound();
-    const driver = bound.driver;
+    const pick: Pick = { gateway, driver: bound.driver, settings: bound.settings, deadline };
     if (!isPayable(opened.state)) throw notPayable(opened);
     const save = await this.saveRequest(opened, gateway, saveCard);
-    const resumed = await this.resume(opened, gateway, driver, bound.settings, save !== null);
+    const resumed = await this.resumeOrSetAside(opened, pick, save !== null);
     if (resumed) return resumed;
 
     let claimed;
@@ -134,23 +151,24 @@ export class RedirectPayments {
       claimed = await this.payments.claim(
         opened,
         save ? CARD_TO_BE_DESCRIBED : null,
-        async (holder) =>
-          (await this.resumeHolder(holder, gateway, driver, bound.settings, save !== null)) !== null,
+        async (holder) => (await this.resumable(holder, pick, save !== null)) !== null,
+        deadline,
       );
     } catch (error) {
       // Another pick of this gateway claimed it at the same moment (a second replica, a double
       // click): the customer goes to that attempt's session, never to a second one.
       if (!(error instanceof AttemptRefused)) throw error;
-      const same = await this.resume(error.transaction, gateway, driver, bound.settings, save !== null);
+      const same = await this.resumeHolder(error.transaction, pick, save !== null);
       if (same) return same;
       throw error;
     }
     const { attempt, transaction } = claimed;
     let started;
     try {
-      started = await driver.start({
+      started = await pick.driver.start({
         gateway,
         settings: bound.settings,
+        deadline,
         referenceNumber: attempt.referenceNumber,
         amount: attempt.amount,
         currencyCode: attempt.currencyCode,
@@ -161,12 +179,61 @@ export class RedirectPayments {
         ...(save ? { saveCard: save } : {}),
       });
     } catch (error) {
-      this.logger.error({ err: error, driver: driver.name }, 'The provider did not start a payment');
+      this.logger.error({ err: error, driver: pick.driver.name }, 'The provider did not start a payment');
       await this.settlement.release(attempt);
       throw new ServiceUnavailable();
     }
     await this.attempts.storeProvider(attempt.referenceNumber, started.provider);
     return started.destination;
+  }
+
+  /**
+   * The customer's earlier attempts on this transaction, before a new one (contract §20.1): the
+   * newest on this gateway whose session is open goes on (held again if it had been left); the one
+   * holding the transaction is otherwise set aside; left ones are ended where the provider can end
+   * them (so an old session cannot take a second payment), and stay watched where it cannot.
+   * A saved-card charge in flight is not touched: the claim waits for it (a second charge → 409).
+   */
+  private async resumeOrSetAside(
+    tx: Transaction,
+    pick: Pick,
+    save: boolean,
+  ): Promise<CustomerDestination | null> {
+    for (const attempt of await this.attempts.listUnsettled(tx.id)) {
+      const holding = tx.attemptInFlight === attempt.referenceNumber;
+      if ((!holding && attempt.leftAt === null) || !isSessionAttempt(attempt)) continue;
+      const destination = await this.resumable(attempt, pick, save);
+      if (destination && (holding || (await this.payments.resumeLeft(tx, attempt)))) return destination;
+      if (holding) await this.setAside(attempt, pick.deadline);
+      else await this.endLeft(attempt, pick.deadline);
+    }
+    return null;
+  }
+
+  /**
+   * Ends the session of the attempt holding the transaction so the customer can start again: the
+   * provider ends it (Stripe) and its record decides, or the attempt is left watched — also when the
+   * provider cannot be asked now: leaving decides nothing about the money, so it is always safe.
+   */
+  private async setAside(attempt: PaymentAttempt, deadline: number): Promise<void> {
+    const ended = await this.settlement.abandon(attempt, { deadline }).catch((error: unknown) => {
+      this.logger.warn(
+        { err: error, referenceNumber: attempt.referenceNumber },
+        'Could not end a provider session; the customer starts again and it stays watched',
+      );
+      return 'unknown' as const;
+    });
+    if (ended === 'unknown') await this.settlement.leave(attempt);
+  }
+
+  /** A left attempt whose session is not resumed: ended at the provider where it can be (best effort). */
+  private async endLeft(attempt: PaymentAttempt, deadline: number): Promise<void> {
+    await this.settlement.abandon(attempt, { deadline }).catch((error: unknown) => {
+      this.logger.warn(
+        { err: error, referenceNumber: attempt.referenceNumber },
+        'Could not end a left provider session; it stays watched',
+      );
+    });
   }
 
   /**
@@ -194,26 +261,24 @@ export class RedirectPayments {
 
   /** Our return, cancel and notify URLs for an attempt (contract §20), on PUBLIC_BASE_URL. */
   urls(code: string, referenceNumber: string): RedirectUrls {
-    const base = `${this.config.publicBaseUrl}/b/checkout/v1/gateways/${encodeURIComponent(code)}`;
-    const ref = `${RETURN_REFERENCE_PARAM}=${encodeURIComponent(referenceNumber)}`;
-    return {
-      returnUrl: `${base}/return/?${ref}`,
-      cancelUrl: `${base}/return/?${ref}&${RETURN_CANCEL_PARAM}=1`,
-      notifyUrl: `${base}/notify/`,
-    };
+    return attemptUrls(this.config.publicBaseUrl, code, referenceNumber);
   }
 
   /**
-   * The customer is back from the provider's page (contract §20): the outcome is confirmed with the
-   * provider, server to server; what the browser brings only names the attempt.
+   * The customer is back from the provider's page (contract §20, §20.1): the outcome is confirmed
+   * with the provider, server to server (single flight, answers reused a few seconds: anyone can load
+   * this URL); what the browser brings only names the attempt. A cancel, or a return without payment
+   * while the provider's session may still take it, leaves the attempt watched and the transaction
+   * payable: the customer may start again.
    */
   async returned(code: string, params: Record<string, string>): Promise<ReturnOutcome> {
+    const deadline = providerDeadline();
     const attempt = await this.attempts.findByReference(await this.returnReference(code, params));
     if (!attempt || attempt.pgCode !== code) throw new NotFound();
     const canceled = params[RETURN_CANCEL_PARAM] === '1';
-    if (attempt.settledAt === null) {
+    if (attempt.settledAt === null && attempt.leftAt === null) {
       try {
-        await this.completeOnReturn(attempt, params, canceled);
+        await this.completeOnReturn(attempt, params, canceled, deadline);
       } catch (error) {
         this.logger.warn(
           { err: error, referenceNumber: attempt.referenceNumber },
@@ -223,8 +288,11 @@ export class RedirectPayments {
     }
     const stored = (await this.attempts.findByReference(attempt.referenceNumber)) ?? attempt;
     const transaction = await this.transactions.get((await this.transactionOf(stored)).sessionId);
-    if (stored.settledAt === null)
+    if (stored.settledAt === null) {
+      if (stored.leftAt !== null && isPayable(transaction.state) && !transaction.attemptInFlight)
+        return { kind: 'payable', transaction };
       return { kind: 'confirming', transaction, referenceNumber: stored.referenceNumber };
+    }
     // Canceled on the provider's page, or never paid there: the customer may pay again.
     if (
       isPayable(transaction.state) &&
@@ -277,22 +345,33 @@ export class RedirectPayments {
       );
       return notice.reply;
     }
-    if (notice.kind === 'ask') {
-      if (notice.provider) await this.attempts.storeProvider(attempt.referenceNumber, notice.provider);
-      await this.settlement.finish(
-        (await this.attempts.findByReference(attempt.referenceNumber)) ?? attempt,
-        false,
+    // Recorded and answered whatever the provider says when asked: a call that fails now is the
+    // reconciler's to repeat, and the provider must get its answer (KNET reverses a payment without).
+    try {
+      if (notice.kind === 'ask') {
+        if (notice.provider) await this.attempts.storeProvider(attempt.referenceNumber, notice.provider);
+        await this.askAbout(attempt.referenceNumber);
+      } else if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
+        // A notification names the payment, not the card it saves: the provider is asked with what
+        // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
+        await this.askAbout(attempt.referenceNumber);
+      } else {
+        await this.settlement.conclude(attempt, notice.outcome, false);
+      }
+    } catch (error) {
+      this.logger.warn(
+        { err: error, gateway: code, referenceNumber: attempt.referenceNumber },
+        'A verified notification could not be settled now; the reconciler asks again',
       );
-      return notice.reply;
     }
-    if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
-      // A notification names the payment, not the card it saves: the provider is asked with what
-      // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
-      await this.settlement.finish(attempt, false);
-      return notice.reply;
-    }
-    await this.settlement.conclude(attempt, notice.outcome, false);
     return notice.reply;
+  }
+
+  /** Asks the provider about an unsettled attempt, through the single flight (a notification). */
+  private async askAbout(referenceNumber: string): Promise<void> {
+    const attempt = await this.attempts.findByReference(referenceNumber);
+    if (!attempt || attempt.settledAt !== null) return;
+    await this.settlement.finish(attempt, { mayRelease: false, shared: true, deadline: providerDeadline() });
   }
 
   /**
@@ -308,40 +387,44 @@ export class RedirectPayments {
     return (await bound.driver.returnReference({ gateway, settings: bound.settings }, params)) ?? '';
   }
 
-  /**
-   * The customer's own open session on this gateway, if the attempt holding the transaction has one
-   * that saves the card as this pick asks (a different choice gets a new session).
-   */
-  private async resume(
-    tx: Transaction,
-    gateway: Gateway,
-    driver: RedirectDriver,
-    settings: Parameters<RedirectDriver['inquire']>[0]['settings'],
-    save: boolean,
-  ): Promise<CustomerDestination | null> {
+  /** The session of the attempt holding `tx`, when {@link resumable}. */
+  private async resumeHolder(tx: Transaction, pick: Pick, save: boolean): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
-    return holder ? this.resumeHolder(holder, gateway, driver, settings, save) : null;
+    return holder ? this.resumable(holder, pick, save) : null;
   }
 
   /**
-   * The session of `holder` when it is a pending attempt on this gateway that the provider keeps
-   * open, and that saves the card exactly when this pick does.
+   * Where to send the customer back to for `attempt`'s session, when it is a pending attempt on this
+   * gateway whose stored session may be handed out again, that saves the card exactly when this pick
+   * does, and that its provider says is still open (or only declined while its page lets the payer
+   * retry). When the provider cannot be asked in time, the stored session is handed out anyway: the
+   * provider's own page is what takes (or refuses) the payment on it, and no second session is made.
    */
-  private async resumeHolder(
-    holder: PaymentAttempt,
-    gateway: Gateway,
-    driver: RedirectDriver,
-    settings: Parameters<RedirectDriver['inquire']>[0]['settings'],
-    save: boolean,
-  ): Promise<CustomerDestination | null> {
-    const destination = holder.provider ? storedDestination(holder.provider) : null;
-    if (holder.pgCode !== gateway.code || holder.result !== 'pending' || !destination) return null;
-    if ((holder.card?.save ?? false) !== save) return null;
-    const known = await driver
-      .inquire({ gateway, settings, referenceNumber: holder.referenceNumber, provider: holder.provider })
-      .catch(() => undefined);
-    return known === 'open' ? destination : null;
+  private async resumable(attempt: PaymentAttempt, pick: Pick, save: boolean): Promise<CustomerDestination | null> {
+    const destination = attempt.provider ? storedDestination(attempt.provider) : null;
+    if (attempt.pgCode !== pick.gateway.code || attempt.result !== 'pending' || !destination) return null;
+    if ((attempt.card?.save ?? false) !== save) return null;
+    let known;
+    try {
+      known = await this.settlement.ask(
+        { driver: pick.driver, settings: pick.settings, gateway: pick.gateway },
+        attempt,
+        await this.transactionOf(attempt),
+        { shared: true, deadline: Math.min(pick.deadline, Date.now() + RESUME_CHECK_MS) },
+      );
+    } catch (error) {
+      this.logger.warn(
+        { err: error, referenceNumber: attempt.referenceNumber },
+        'The provider did not say whether a session is still open; the customer goes back to it',
+      );
+      return destination;
+    }
+    if (known === 'open' || (known !== null && known.payerMayRetry && known.result !== 'success'))
+      return destination;
+    // Paid, declined or over meanwhile: settled now, so the customer sees it.
+    await this.settlement.conclude(attempt, known, false);
+    return null;
   }
 
   /** Completes (or, canceled, abandons) an unsettled attempt from the provider's record. */
@@ -349,25 +432,39 @@ export class RedirectPayments {
     attempt: PaymentAttempt,
     params: Record<string, string>,
     canceled: boolean,
+    deadline: number,
   ): Promise<void> {
     if (attempt.result !== 'pending') {
       await this.settlement.finish(attempt);
       return;
     }
+    if (!isSessionAttempt(attempt)) {
+      // A saved-card charge whose answer was lost: asked as the reconciler would (contract §20.1).
+      await this.settlement.finish(attempt, { mayRelease: false, shared: true, deadline });
+      return;
+    }
     if (canceled) {
-      await this.settlement.abandon(attempt);
+      await this.settlement.abandon(attempt, { deadline });
       return;
     }
     const bound = await this.settlement.driverOf(attempt);
     if (!bound || !isRedirectDriver(bound.driver)) return;
-    const known = await bound.driver.complete({
-      gateway: bound.gateway,
-      settings: bound.settings,
-      referenceNumber: attempt.referenceNumber,
-      provider: attempt.provider,
-      params,
-    });
-    await this.settlement.conclude(attempt, known === 'left' ? 'open' : known, false);
+    const driver = bound.driver;
+    const known = await this.questions.ask(
+      `complete:${attempt.referenceNumber}`,
+      () =>
+        driver.complete({
+          gateway: bound.gateway,
+          settings: bound.settings,
+          deadline,
+          referenceNumber: attempt.referenceNumber,
+          provider: attempt.provider,
+          params,
+        }),
+      deadline,
+    );
+    if (known === 'left') await this.settlement.leave(attempt);
+    else await this.settlement.conclude(attempt, known, false);
   }
 
   private async transactionOf(attempt: PaymentAttempt): Promise<Transaction> {

@@ -160,6 +160,30 @@ export class TransactionsRepository {
     return (result.affected ?? 0) === 1;
   }
 
+  /**
+   * Keeps the transaction from expiring before `until` (contract §20.1: a provider session its
+   * customer left may take the payment until then). Only ever moves the bound later.
+   */
+  async watchUntil(id: string, until: Date, manager: EntityManager): Promise<void> {
+    await this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ watchedUntil: until })
+      .where('id = :id', { id })
+      .andWhere('(watched_until IS NULL OR watched_until < :until)', { until: dateParam(manager, until) })
+      .execute();
+  }
+
+  /** Sets the expiry bound of {@link watchUntil} as it is now: the latest of the sessions still watched. */
+  async setWatchedUntil(id: string, until: Date | null, manager: EntityManager): Promise<void> {
+    await this.of(manager)
+      .createQueryBuilder()
+      .update(Transaction)
+      .set({ watchedUntil: until })
+      .where('id = :id', { id })
+      .execute();
+  }
+
   /** Frees the transaction from an attempt that never charged (no state change). */
   async releaseAttempt(id: string, referenceNumber: string, manager: EntityManager): Promise<boolean> {
     const result = await this.of(manager)
@@ -197,7 +221,12 @@ export class TransactionsRepository {
     if (guard.settles) query.andWhere('attempt_in_flight = :settles', { settles: guard.settles });
     else query.andWhere('attempt_in_flight IS NULL');
     if (guard.version !== undefined) query.andWhere('version = :version', { version: guard.version });
-    if (guard.dueBy) query.andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) });
+    if (guard.dueBy) {
+      // Expiry waits for a provider session a customer left that may still take money (§20.1).
+      query
+        .andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) })
+        .andWhere('(watched_until IS NULL OR watched_until <= :dueBy)');
+    }
     const result = await query.execute();
     return (result.affected ?? 0) === 1;
   }
@@ -221,8 +250,9 @@ export class TransactionsRepository {
     const rows = await manager.query<{ id: string | number }[]>(
       `SELECT id FROM transactions${dialect.forceIndex('idx_transactions_state_expires_at')}
        WHERE state IN (${states}) AND expires_at <= ? AND attempt_in_flight IS NULL
+         AND (watched_until IS NULL OR watched_until <= ?)
        ORDER BY state, expires_at LIMIT ?${dialect.skipLocked}`,
-      [...from, dialect.dateParam(dueBy), limit],
+      [...from, dialect.dateParam(dueBy), dialect.dateParam(dueBy), limit],
     );
     return rows.map((r) => String(r.id));
   }
@@ -249,6 +279,7 @@ export class TransactionsRepository {
       .where('id IN (:...ids)', { ids: [...ids] })
       .andWhere('state IN (:...from)', { from: [...guard.from] })
       .andWhere('expires_at <= :dueBy', { dueBy: dateParam(manager, guard.dueBy) })
+      .andWhere('(watched_until IS NULL OR watched_until <= :dueBy)')
       .andWhere('attempt_in_flight IS NULL')
       .execute();
     return result.affected ?? 0;

@@ -180,6 +180,19 @@ export class TransitionService {
   }
 
   /**
+   * Inside the caller's unit of work: keeps the transaction from expiring before `until` — a provider
+   * session its customer left may take the payment until then (contract §20.1). Only moves it later.
+   */
+  watch(manager: EntityManager, transactionId: string, until: Date): Promise<void> {
+    return this.transactions.watchUntil(transactionId, until, manager);
+  }
+
+  /** Inside the caller's unit of work: the expiry bound of {@link watch} as it is now (null: none). */
+  setWatched(manager: EntityManager, transactionId: string, until: Date | null): Promise<void> {
+    return this.transactions.setWatchedUntil(transactionId, until, manager);
+  }
+
+  /**
    * Expires a payable transaction whose deadline has passed (contract §7): used by the expiry job and
    * by pay attempts. Refused (no write) when it is not payable or not yet due.
    */
