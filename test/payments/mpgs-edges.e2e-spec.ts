@@ -99,7 +99,8 @@ describe('MPGS at the edges: retries, cancel, 3-D Secure, repeated ids, deadline
     const back = await get(sim.payOnHostedPage(session, MPGS_CARDS.approved));
     assert.equal(back.status, 200);
     await sim.notifier.settled();
-    await eventually(async () => ((await stateOf(id)) === 'paid' ? true : undefined), 10_000, 'paid');
+    // The notification, or the watcher asking MPGS, records the payment on the left attempt.
+    await eventually(async () => ((await stateOf(id)) === 'paid' ? true : undefined), 25_000, 'paid');
     const events = await eventsOf(id);
     assert.deepEqual(events, ['created', 'failed', 'paid']);
     const [attempt] = await mpgsAttemptsOf(ds, id);
@@ -129,7 +130,7 @@ describe('MPGS at the edges: retries, cancel, 3-D Secure, repeated ids, deadline
     assert.equal((await get(await cancelOnHostedPage(session))).status, 303);
     sim.payOnHostedPage(session, MPGS_CARDS.approved); // never comes back to us
     await sim.notifier.settled();
-    await eventually(async () => ((await stateOf(id)) === 'paid' ? true : undefined), 10_000, 'paid');
+    await eventually(async () => ((await stateOf(id)) === 'paid' ? true : undefined), 25_000, 'paid');
     assert.deepEqual(await eventsOf(id), ['created', 'paid']);
   });
 
