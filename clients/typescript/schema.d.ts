@@ -1901,6 +1901,28 @@ export interface components {
             /** @example paid */
             state: string;
         };
+        ProviderErrorDto: {
+            /**
+             * @description The gateway's driver (`pg`)
+             * @example stripe
+             */
+            provider: string;
+            /**
+             * @description The provider's HTTP status; null when it did not answer
+             * @example 429
+             */
+            status: number | null;
+            /**
+             * @description The provider's error code
+             * @example rate_limit
+             */
+            code: string | null;
+            /**
+             * @description The provider's message
+             * @example Too many requests.
+             */
+            message: string;
+        };
         OperationFailedDto: {
             /** @example Cannot capture a transaction in state "paid". */
             detail: string;
@@ -1908,6 +1930,15 @@ export interface components {
             operation: string | null;
             /** @enum {string} */
             result: "failed";
+            /**
+             * @description An amount the gateway's provider cannot move: the rule it breaks (contract §20.1)
+             * @example [
+             *       "Stripe charges KWD in multiples of 0.010: the last of the three decimals must be 0."
+             *     ]
+             */
+            amount?: string[];
+            /** @description The provider's own error, when the provider refused the operation (502) */
+            provider_error?: components["schemas"]["ProviderErrorDto"];
         };
         PaymentMethodsRequestDto: {
             /**
@@ -2101,6 +2132,11 @@ export interface components {
              *     ]
              */
             secrets_set: string[];
+            /**
+             * @description Names of the secret settings this service cannot decrypt (a SECRETS_KEY other than the one they were saved under): the gateway cannot be used (503) until the key is set or they are saved again; [] when every secret is readable
+             * @example []
+             */
+            secrets_unreadable: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5002,7 +5038,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationResponseDto"];
                 };
             };
-            /** @description Refused: state, amount or input */
+            /** @description Refused: state, amount or input; an amount the gateway's provider cannot move also under `amount` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5063,6 +5099,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description The gateway's provider refused the call (its own status, e.g. 401, is in `provider_error`, never ours) */
+            502: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5114,7 +5159,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationResponseDto"];
                 };
             };
-            /** @description Refused: state, amount or input */
+            /** @description Refused: state, amount or input; an amount the gateway's provider cannot move also under `amount` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5175,6 +5220,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationFailedDto"];
+                };
+            };
+            /** @description The gateway's provider refused the call (its own status, e.g. 401, is in `provider_error`, never ours) */
+            502: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,7 @@
 import { Body, Get, HttpCode, Param } from '@nestjs/common';
 import { Delete, Patch, Post } from '../common/http/body-routes';
+import type { Gateway } from '../gateways/gateway.entity';
+import { GatewaySettings } from '../gateways/gateway-settings';
 import { GatewaysService } from '../gateways/gateways.service';
 import { AdminResource, CreateDocs, DeleteDocs, ListDocs, ReadDocs, UpdateDocs } from './admin-routes';
 import { toGatewayChanges, toGatewayDto, toNewGateway } from './admin.mapper';
@@ -13,12 +15,18 @@ export class GatewaysAdminController {
   constructor(
     private readonly gateways: GatewaysService,
     private readonly admin: AdminService,
+    private readonly settings: GatewaySettings,
   ) {}
+
+  /** The representation, with the secrets this service cannot decrypt (contract §20.1). */
+  private represent(gateway: Gateway): GatewayDto {
+    return { ...toGatewayDto(gateway), secrets_unreadable: this.settings.unreadableSecrets(gateway) };
+  }
 
   @Get()
   @ListDocs({ summary: 'List the gateways', operationId: 'adminListGateways' }, GatewayDto)
   async list(): Promise<GatewayDto[]> {
-    return (await this.gateways.list()).map(toGatewayDto);
+    return (await this.gateways.list()).map((gateway) => this.represent(gateway));
   }
 
   @Post()
@@ -40,13 +48,13 @@ export class GatewaysAdminController {
   )
   async create(@Body() body: CreateGatewayDto): Promise<GatewayDto> {
     const gateway = await this.admin.createGateway(toNewGateway(body), body.settings ?? undefined);
-    return toGatewayDto(gateway);
+    return this.represent(gateway);
   }
 
   @Get(':code')
   @ReadDocs({ summary: 'Read a gateway', operationId: 'adminGetGateway' }, GatewayDto, CODE_PARAM)
   async get(@Param('code') code: string): Promise<GatewayDto> {
-    return toGatewayDto(await this.gateways.get(code));
+    return this.represent(await this.gateways.get(code));
   }
 
   @Patch(':code')
@@ -63,7 +71,9 @@ export class GatewaysAdminController {
   )
   async update(@Param('code') code: string, @Body() body: UpdateGatewayDto): Promise<GatewayDto> {
     const changes = toGatewayChanges(body);
-    return toGatewayDto(await this.admin.updateGateway(code, changes, body.code, body.settings ?? undefined));
+    return this.represent(
+      await this.admin.updateGateway(code, changes, body.code, body.settings ?? undefined),
+    );
   }
 
   @Delete(':code')

@@ -4,6 +4,7 @@ import { ApiKeysService } from '../auth/api-keys/api-keys.service';
 import { UsersService } from '../auth/users/users.service';
 import { AppConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
+import { GatewaySettings } from '../gateways/gateway-settings';
 import { GATEWAY_DEFAULTS, GatewaysService } from '../gateways/gateways.service';
 import { generatedPassword } from './generated-password';
 
@@ -14,7 +15,8 @@ const DEMO_CURRENCIES = ['KWD', 'USD', 'EUR', 'GBP', 'SAR', 'AED', 'BHD', 'QAR',
  * embedded default with neither set, a first start creates an admin, an API key, demo currencies
  * and a `sandbox` gateway, and prints the credentials once (to stdout, not to the log), with the
  * `export` lines the README's tour starts from. On MySQL with no user at all, the log says how to
- * create the first admin (`npm run admin:create`).
+ * create the first admin (`npm run admin:create`). Gateways whose secrets cannot be decrypted are
+ * reported (an error line each).
  */
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
@@ -27,6 +29,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     private readonly currencies: CurrenciesService,
     private readonly gateways: GatewaysService,
     private readonly adminConfig: AdminConfigService,
+    private readonly gatewaySettings: GatewaySettings,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -41,6 +44,32 @@ export class BootstrapService implements OnApplicationBootstrap {
           '(DATABASE_URL set as for the service; it prints a generated password once, or takes ' +
           'ADMIN_USERNAME and ADMIN_PASSWORD), or start with ADMIN_USERNAME and ADMIN_PASSWORD set. ' +
           'Then add currencies, a gateway and an API key through the admin API (README, "With MySQL / MariaDB").',
+      );
+    }
+    await this.reportUnreadableSecrets();
+  }
+
+  /**
+   * Gateway secrets this service cannot decrypt (contract §20.1): said at start, one error line per
+   * gateway naming its secrets, rather than first by a route that needs them (which answers 503).
+   */
+  private async reportUnreadableSecrets(): Promise<void> {
+    let gateways;
+    try {
+      gateways = await this.gateways.list();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Could not check the gateways’ secrets at start');
+      return;
+    }
+    for (const gateway of gateways) {
+      const secrets = this.gatewaySettings.unreadableSecrets(gateway);
+      if (secrets.length === 0) continue;
+      this.logger.error(
+        { gateway: gateway.code, secrets },
+        `Gateway "${gateway.code}": the secrets ${secrets.join(', ')} cannot be decrypted with SECRETS_KEY ` +
+          '(nor SECRETS_KEY_PREVIOUS): they were saved under another key. The gateway cannot be used ' +
+          '(its routes answer 503) until the service runs with that key (as SECRETS_KEY, or ' +
+          'SECRETS_KEY_PREVIOUS while `npm run secrets:rotate` re-encrypts them), or they are saved again.',
       );
     }
   }

@@ -159,11 +159,16 @@ export class CheckoutPagesService {
     } catch (error) {
       // 3-D Secure of a saved card picked here (contract §20.1): on to the provider's page; the
       // customer comes back to the attempt's return URL.
-      if (error instanceof AttemptNeedsCustomer) return { kind: 'redirect', status: 303, location: error.url };
+      if (error instanceof AttemptNeedsCustomer)
+        return { kind: 'redirect', status: 303, location: error.url };
       // The gateway has not told the outcome yet: on to the attempt's return URL (a GET), whose page
       // reloads itself until it has.
       if (error instanceof AttemptPending)
-        return { kind: 'redirect', status: 303, location: this.redirects.urls(pgCode, error.referenceNumber).returnUrl };
+        return {
+          kind: 'redirect',
+          status: 303,
+          location: this.redirects.urls(pgCode, error.referenceNumber).returnUrl,
+        };
       if (error instanceof FieldErrors) {
         return this.paymentForm(id, pgCode, csrfToken, 400, {
           errors: pageFieldErrors(error, savedCardRef !== ''),
@@ -354,6 +359,8 @@ export class CheckoutPagesService {
       return { kind: 'redirect', status: 303, location: url.toString() };
     }
     const ctx = await this.context(tx);
+    const attempt = referenceNumber ? await this.payments.attemptByReference(referenceNumber) : null;
+    const providerPaymentId = attempt?.provider?.payment_id;
     return this.htmlPage(
       200,
       resultPage(
@@ -361,6 +368,7 @@ export class CheckoutPagesService {
           tx: ctx.dto,
           merchantName: ctx.merchantName,
           referenceNumber,
+          ...(providerPaymentId ? { providerPaymentId } : {}),
           checkoutUrl: checkoutPagePath(tx.sessionId),
         },
         ctx.language,

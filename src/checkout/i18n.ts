@@ -31,6 +31,8 @@ export interface PageStrings {
   cashNotice: string;
   backToCheckout: string;
   reference: string;
+  /** The provider's own id of the payment (KNET's Payment ID: a certification item, K-064 §8). */
+  providerPaymentId: string;
   tryAgain: string;
   states: Record<TransactionState, string>;
   notFound: string;
@@ -90,6 +92,7 @@ const EN: PageStrings = {
   cashNotice: 'Pay in cash as described. The merchant confirms the payment when they receive it.',
   backToCheckout: 'Back to checkout',
   reference: 'Reference number',
+  providerPaymentId: 'Payment ID',
   tryAgain: 'Try again',
   states: {
     created: 'Waiting for payment.',
@@ -151,6 +154,7 @@ const AR: PageStrings = {
   cashNotice: 'ادفع نقدًا كما هو موضح. يؤكد التاجر الدفع عند استلامه.',
   backToCheckout: 'العودة إلى صفحة الدفع',
   reference: 'الرقم المرجعي',
+  providerPaymentId: 'رقم الدفع',
   tryAgain: 'حاول مرة أخرى',
   states: {
     created: 'بانتظار الدفع.',

@@ -323,6 +323,8 @@ export interface ResultView {
   tx: TransactionDto;
   merchantName: string;
   referenceNumber?: string;
+  /** The provider's own id of the payment, when it gives one (KNET's Payment ID). */
+  providerPaymentId?: string;
   checkoutUrl: string;
 }
 
@@ -332,6 +334,7 @@ export function resultPage(view: ResultView, language: PageLanguage): string {
   const { tx } = view;
   const body = html` ${summary(tx, t, false)} ${stateNotice(tx.state as TransactionState, t)}
   ${view.referenceNumber ? html`<p class="reference">${t.reference}: <span data-testid="reference">${view.referenceNumber}</span></p>` : ''}
+  ${view.providerPaymentId ? html`<p class="reference">${t.providerPaymentId}: <span data-testid="provider-payment-id">${view.providerPaymentId}</span></p>` : ''}
   ${isPayable(tx.state as TransactionState) ? html`<p><a href="${view.checkoutUrl}">${t.tryAgain}</a></p>` : ''}`;
   return layout({ language, title: t.resultTitle, merchantName: view.merchantName, body });
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { stripeAmountRule } from './stripe-amount-rule';
 
 /**
  * The driver catalogue (contract §20 "Driver catalogue" and "Configuring a driver"): the drivers a
@@ -23,6 +24,8 @@ export interface DriverSetting {
   kind: SettingKind;
   /** Exact length in characters, when the provider fixes one. */
   length?: number;
+  /** A `url` that must be an origin only (scheme, host, port): the driver adds every path itself. */
+  origin?: boolean;
   min?: number;
   max?: number;
   description: string;
@@ -37,6 +40,13 @@ export interface GatewayDriver {
   tokenizable: boolean;
   /** The only currencies it can take, or null for any. */
   currencies: readonly string[] | null;
+  /**
+   * Why the provider cannot charge or move `amount` (decimal text) in `currency`, as the message of
+   * a 400 under `amount`, or null when it can (contract §20.1: Stripe's amount rule, checked at
+   * create/update and before a capture or refund is sent). Absent: any amount the currency's
+   * digits allow.
+   */
+  amountProblem?: (amount: string, currency: string) => string | null;
 }
 
 /** Contract §20: a call a customer or merchant waits on is bounded by `timeout_ms` (≤ 9000, §17's 10 s). */
@@ -152,6 +162,14 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
         "KNET's tranPipe (inquiry, refund). Default: test host on a sandbox gateway, else production.",
       ),
       TIMEOUT_MS,
+      // Contract §20.1: KNET's page stops taking payment after a time limit (K-064 §10
+      // IPAY0100042) whose length KNET does not publish; until it has passed an attempt whose
+      // page KNET reports open is never written off (docs/gateways/knet.md).
+      text(
+        'page_timeout_minutes',
+        "How long (minutes) KNET's payment page takes a payment after it opens: ask KNET for the terminal's limit.",
+        { default: 30, kind: 'integer', min: 1, max: 1440 },
+      ),
     ],
     operations: ['refund', 'partial_refund'],
     tokenizable: false,
@@ -170,12 +188,17 @@ export const GATEWAY_DRIVERS: readonly GatewayDriver[] = [
           secret: true,
         },
       ),
-      url('api_base_url', "Stripe's API host.", { default: 'https://api.stripe.com' }),
+      // Stripe's SDK takes a host and a port, never a path (stripe-client.ts refuses one at every call).
+      url('api_base_url', "Stripe's API host (an origin: no path).", {
+        default: 'https://api.stripe.com',
+        origin: true,
+      }),
       TIMEOUT_MS,
     ],
     operations: ALL_OPERATIONS,
     tokenizable: true,
     currencies: null,
+    amountProblem: stripeAmountRule,
   },
 ];
 
@@ -205,5 +228,10 @@ export class GatewayDrivers {
 
   names(): string[] {
     return [...this.byPg.keys()];
+  }
+
+  /** The driver's {@link GatewayDriver.amountProblem} for `amount` in `currency`; null when none applies. */
+  amountProblem(pg: string, amount: string, currency: string): string | null {
+    return this.find(pg)?.amountProblem?.(amount, currency) ?? null;
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { FieldErrors } from '../common/errors/domain-errors';
+import { DomainError, FieldErrors } from '../common/errors/domain-errors';
 import { GatewayDrivers, KNET_HOSTS, type GatewayDriver, type SettingValue } from './gateway-drivers';
 import { isSandbox, type Gateway } from './gateway.entity';
 import { SecretsCipher } from './secrets-cipher';
@@ -17,6 +17,29 @@ export const settingsView = (gateway: Pick<Gateway, 'settings' | 'secrets'>): Se
   settings: { ...(gateway.settings ?? {}) },
   secrets_set: Object.keys(gateway.secrets ?? {}).sort(),
 });
+
+/** A person has to act (the key, or the secrets again): clients need not ask again soon. */
+const UNREADABLE_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * A gateway whose secrets this service cannot decrypt (a wrong or missing SECRETS_KEY): every route
+ * that needs its settings answers 503 naming them (contract §20.1: never a 500), until the service
+ * runs with the key they were saved under, or they are saved again.
+ */
+export class GatewaySecretsUnreadable extends DomainError {
+  readonly status = 503;
+  constructor(
+    readonly gatewayCode: string,
+    readonly secretNames: readonly string[],
+  ) {
+    super(
+      `Gateway "${gatewayCode}" cannot be used now: its ${secretNames.length === 1 ? 'secret' : 'secrets'} ` +
+        `${secretNames.join(', ')} cannot be decrypted (neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS ` +
+        'is the key they were saved under). Start the service with that key, or save them again.',
+    );
+    this.headers['Retry-After'] = String(UNREADABLE_RETRY_AFTER_SECONDS);
+  }
+}
 
 /** The settings columns a create or patch stores. */
 export interface StoredSettingsColumns {
@@ -54,9 +77,13 @@ export class GatewaySettings {
    */
   of(gateway: Gateway): Record<string, SettingValue> {
     const values: Record<string, SettingValue> = { ...(gateway.settings ?? {}) };
+    const unreadable: string[] = [];
     for (const [name, stored] of Object.entries(gateway.secrets ?? {})) {
-      values[name] = this.cipher.decrypt(stored, secretContext(gateway.code, name));
+      const plain = this.decrypted(gateway.code, name, stored);
+      if (plain === null) unreadable.push(name);
+      else values[name] = plain;
     }
+    if (unreadable.length > 0) throw new GatewaySecretsUnreadable(gateway.code, unreadable.sort());
     const driver = this.drivers.find(gateway.pg);
     if (!driver) return values;
     for (const setting of driver.settings) {
@@ -69,6 +96,25 @@ export class GatewaySettings {
       values.inquiry_url ??= hosts.inquiry_url;
     }
     return values;
+  }
+
+  /**
+   * The names of the gateway's secrets this service cannot decrypt (sorted; [] when all are readable):
+   * encrypted under a key that is neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS, or altered.
+   */
+  unreadableSecrets(gateway: Pick<Gateway, 'code' | 'secrets'>): string[] {
+    return Object.entries(gateway.secrets ?? {})
+      .filter(([name, stored]) => this.decrypted(gateway.code, name, stored) === null)
+      .map(([name]) => name)
+      .sort();
+  }
+
+  private decrypted(code: string, name: string, stored: string): string | null {
+    try {
+      return this.cipher.decrypt(stored, secretContext(code, name));
+    } catch {
+      return null;
+    }
   }
 
   /**

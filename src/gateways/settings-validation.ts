@@ -97,7 +97,7 @@ function checkValue(
   const max = setting.kind === 'url' ? LIMITS.url : SETTING_TEXT_MAX;
   if (value.length > max) return { errors: [`Ensure this field has no more than ${max} characters.`] };
   if (setting.kind === 'url') {
-    const problem = urlProblem(value, isSandbox);
+    const problem = urlProblem(value, isSandbox) ?? (setting.origin ? originProblem(value) : null);
     if (problem) return { errors: [problem] };
   }
   return value;
@@ -130,6 +130,17 @@ function urlProblem(value: string, isSandbox: boolean): string | null {
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && isSandbox) return null;
   return isSandbox ? 'Enter an http or https URL.' : 'Enter an https URL (http only on a sandbox gateway).';
+}
+
+/**
+ * contract §20.1 "Settings that cannot work are refused at save": a URL the driver uses as an origin
+ * (Stripe's `api_base_url`) with a path, query, fragment or credentials would be dropped or refused
+ * at every call.
+ */
+function originProblem(value: string): string | null {
+  const url = new URL(value);
+  if (url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password) return null;
+  return `Enter an origin only, such as ${url.protocol}//${url.host}: no path, query or fragment.`;
 }
 
 const typeName = (value: unknown): string =>

@@ -1,6 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Res, UseFilters } from '@nestjs/common';
 import { Post } from '../common/http/body-routes';
 import {
+  ApiBadGatewayResponse,
   ApiBadRequestResponse,
   ApiBody,
   ApiConflictResponse,
@@ -38,7 +39,11 @@ export class OperationsController {
   })
   @ApiBody({ type: OperationRequestDto })
   @ApiOkResponse({ type: OperationResponseDto })
-  @ApiBadRequestResponse({ type: OperationFailedDto, description: 'Refused: state, amount or input' })
+  @ApiBadRequestResponse({
+    type: OperationFailedDto,
+    description:
+      "Refused: state, amount or input; an amount the gateway's provider cannot move also under `amount`",
+  })
   @ApiNotFoundResponse({
     type: OperationFailedDto,
     description: 'No such transaction, or one on a gateway the user may not use (the same answer)',
@@ -52,6 +57,11 @@ export class OperationsController {
     type: OperationFailedDto,
     description: 'Tracking-Key reused with another body',
   })
+  @ApiBadGatewayResponse({
+    type: OperationFailedDto,
+    description:
+      "The gateway's provider refused the call (its own status, e.g. 401, is in `provider_error`, never ours)",
+  })
   async run(
     @CurrentPrincipal() principal: Principal,
     @Body() body: object,
@@ -61,6 +71,7 @@ export class OperationsController {
     const answer = await this.operations.run(principal, body, trackingKey);
     res.status(answer.status);
     if (answer.replayed) res.setHeader('Tracking-Key-Replayed', 'true');
+    for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
     return answer.body;
   }
 }

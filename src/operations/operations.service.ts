@@ -1,8 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { providerDeadline } from '../payments/provider-budget';
 import { createHash } from 'node:crypto';
 import { principalScope, type Principal } from '../auth/principal';
 import { canonicalJson } from '../common/canonical-json';
 import { DomainError } from '../common/errors/domain-errors';
+import { ProviderCallError, providerCallError } from '../common/errors/provider-errors';
 import { amountProblem, formatAmount, Money, significantDecimals } from '../common/money/money';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -50,6 +52,8 @@ export interface OperationAnswer {
   body: Record<string, unknown>;
   /** True when a Tracking-Key repeat returned the first result. */
   replayed?: boolean;
+  /** Response headers (`Retry-After` of a provider that did not answer). */
+  headers?: Record<string, string>;
 }
 
 /** A refused operation: contract §10's `{"detail", "operation", "result": "failed"}` (400 unless said). */
@@ -59,6 +63,16 @@ export class OperationRefused extends DomainError {
     readonly status = 400,
   ) {
     super(message);
+  }
+}
+
+/** An amount refused with its rule: contract §10's failed body, plus the rule under `amount` (§2). */
+export class AmountRefused extends OperationRefused {
+  constructor(message: string) {
+    super(message);
+  }
+  override body(): unknown {
+    return { detail: this.message, amount: [this.message] };
   }
 }
 
@@ -152,7 +166,9 @@ export class OperationsService {
     try {
       return { status: 200, body: await run() };
     } catch (error) {
-      if (error instanceof DomainError) return refusedAnswer(operation, error);
+      // The provider's own error (contract §20.1): 503 pending or 502 failed, never its status.
+      const refused = error instanceof DomainError ? error : providerCallError(error);
+      if (refused) return refusedAnswer(operation, refused);
       throw error;
     }
   }
@@ -178,6 +194,8 @@ export class OperationsService {
       const current = round === 1 ? tx : await this.transactions.get(tx.sessionId);
       if (current.attemptInFlight) throw new OperationRefused(ATTEMPT_HOLDS_IT, 409);
       const plan = planOperation(operation, current, requested, digits);
+      if (plan.followUp === 'capture' || plan.followUp === 'refund')
+        await this.refuseUnmovable(current, plan);
       if (plan.followUp) {
         const done = await this.followUp(current, plan.followUp, plan.amount, trackingKey, waitUntil);
         if (!done) {
@@ -326,9 +344,16 @@ export class OperationsService {
     if ('stale' in claim) return null;
     let outcome: OperationOutcome;
     if ('claimed' in claim) {
-      outcome = await this.settlement.carryOut(claim.claimed, { claimed: true, tellMerchant: false });
+      outcome = await this.settlement.carryOut(claim.claimed, {
+        claimed: true,
+        tellMerchant: false,
+        deadline: providerDeadline(),
+      });
     } else if (claim.open && isRepeatOf(claim.open, operation, amount, trackingKey)) {
-      outcome = await this.settlement.carryOut(claim.open, { tellMerchant: false });
+      outcome = await this.settlement.carryOut(claim.open, {
+        tellMerchant: false,
+        deadline: providerDeadline(),
+      });
     } else {
       if (await this.settlement.waitUntilClosed(tx.id, Math.max(0, waitUntil - Date.now()))) return null;
       throw new OperationRefused(OPERATION_OPEN, 409);
@@ -344,6 +369,16 @@ export class OperationsService {
           `The gateway did not confirm the ${operation} in time; it may still happen.`,
         );
     }
+  }
+
+  /**
+   * An amount the gateway's provider cannot move (contract §20.1: Stripe's amount rule, e.g. a
+   * 0.005 KWD refund) → 400 with the rule under `amount`, before anything is stored or sent.
+   */
+  private async refuseUnmovable(tx: Transaction, plan: Plan): Promise<void> {
+    const gateway = await this.gateways.lookup(tx.pgCode);
+    const problem = gateway ? this.drivers.amountProblem(gateway.pg, plan.amount, tx.currencyCode) : null;
+    if (problem) throw new AmountRefused(problem);
   }
 
   /**
@@ -473,9 +508,28 @@ function parseAmount(value: unknown, digits: number, tx: Transaction): string | 
   return new Money(text).toFixed();
 }
 
+/**
+ * A refusal as contract §10's `{"detail", "operation", "result"}`, with what else the error's body
+ * says (`amount` for an amount refused by its rule, `provider_error` for the provider's own error).
+ */
 function refusedAnswer(operation: string | null, error: DomainError): OperationAnswer {
   const body = error.body() as Record<string, unknown>;
-  const detail = typeof body.detail === 'string' ? body.detail : error.message;
-  const result = error instanceof OperationPending ? 'pending' : 'failed';
-  return { status: error.status, body: { detail, operation, result } };
+  const pending =
+    error instanceof OperationPending || (error instanceof ProviderCallError && error.retryable);
+  const more = Object.fromEntries(
+    REFUSAL_ADDITIONS.filter((key) => body[key] !== undefined).map((key) => [key, body[key]]),
+  );
+  return {
+    status: error.status,
+    ...(Object.keys(error.headers).length > 0 ? { headers: error.headers } : {}),
+    body: {
+      detail: typeof body.detail === 'string' ? body.detail : error.message,
+      operation,
+      result: pending ? 'pending' : 'failed',
+      ...more,
+    },
+  };
 }
+
+/** What a refusal's body may add to contract §10's three keys. */
+const REFUSAL_ADDITIONS = ['amount', 'provider_error'] as const;

@@ -68,7 +68,9 @@ const DEFAULT_WATCH_MS = 60 * 60_000;
 /** Until when a left provider session may take money: the driver's `payable_until`, or the default. */
 export function watchedUntil(provider: ProviderData | null, now: Date): Date {
   const until = Date.parse(provider?.payable_until ?? '');
-  return Number.isFinite(until) ? new Date(Math.max(until, now.getTime())) : new Date(now.getTime() + DEFAULT_WATCH_MS);
+  return Number.isFinite(until)
+    ? new Date(Math.max(until, now.getTime()))
+    : new Date(now.getTime() + DEFAULT_WATCH_MS);
 }
 
 /** A transition that did not apply inside the settling unit (rolled back; see AttemptSettlement.notApplied). */
@@ -140,7 +142,7 @@ export class AttemptSettlement {
       message: responseMessage(answer),
       gatewayResponse: gatewayResponse(answer, attempt.referenceNumber, attempt.pgCode),
     };
-    let settled: Transaction | null = null;
+    let settled: Transaction | null;
     try {
       settled = await this.uow.run(async (manager) => {
         if (!(await this.attempts.markSettled(attempt.referenceNumber, manager))) return null;
@@ -190,7 +192,11 @@ export class AttemptSettlement {
       return now;
     }
     if (answer.result === 'success' && !isPayable(now.state)) {
-      if (await this.uow.run((manager) => this.attempts.markSettled(attempt.referenceNumber, manager, 'mismatch')))
+      if (
+        await this.uow.run((manager) =>
+          this.attempts.markSettled(attempt.referenceNumber, manager, 'mismatch'),
+        )
+      )
         this.reportMismatch(stored, now, 'The provider took a payment the transaction can no longer take');
       return now;
     }
@@ -473,9 +479,16 @@ export class AttemptSettlement {
         { referenceNumber: attempt.referenceNumber, stored: stored.result, provider: answer.result },
         'A provider reports another outcome than the one an attempt was settled with',
       );
-      if ((answer.result === 'success') !== (stored.result === 'success') && stored.reconciliation !== 'mismatch') {
+      if (
+        (answer.result === 'success') !== (stored.result === 'success') &&
+        stored.reconciliation !== 'mismatch'
+      ) {
         await this.attempts.markMismatch(attempt.referenceNumber);
-        this.reportMismatch(stored, await this.transactions.findById(stored.transactionId), 'the provider and the attempt disagree about the money');
+        this.reportMismatch(
+          stored,
+          await this.transactions.findById(stored.transactionId),
+          'the provider and the attempt disagree about the money',
+        );
       }
       return 'unknown';
     }

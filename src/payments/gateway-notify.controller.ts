@@ -27,7 +27,7 @@ export class GatewayNotifyController {
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(req.headers))
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const reply = await this.redirects.notified(code, req.rawBody ?? formText(req.body), headers);
+    const reply = await this.redirects.notified(code, bodyText(req), headers);
     if (!reply) return { received: true };
     res.type(reply.contentType);
     return reply.body;
@@ -35,14 +35,35 @@ export class GatewayNotifyController {
 }
 
 /**
- * A form-encoded body (KNET posts its result as `application/x-www-form-urlencoded`, K-064 §5) as
- * text again: only JSON bodies keep their raw text, and a form's fields are all KNET's drivers read
- * (no signature is computed over its bytes). Anything else is ''.
+ * The body as the driver reads it: the raw text of a JSON body (signatures are computed over it), a
+ * body read as text or bytes as its UTF-8 text, else a form's fields as form-encoded text again.
+ */
+function bodyText(req: RawBodyRequest): string {
+  if (req.rawBody !== undefined) return req.rawBody;
+  const body: unknown = req.body;
+  if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body)) return body.toString('utf8');
+  return formText(body);
+}
+
+/**
+ * A form-encoded body (KNET posts its result as `application/x-www-form-urlencoded`, K-064 §3.5.2,
+ * §5) as text again: a form's fields are all KNET's driver reads (no signature is computed over its
+ * bytes). A field without a value is written as its name alone, as it came: KNET's result posted
+ * as the bare `trandata` hex with the form's content type (the raw body KNET's own kit reads,
+ * srku14/KNET-Payment-Gateway-SDK `GetHandlerResponse.php`) parses as one key with an empty value,
+ * and must reach the driver as that hex, not as `<hex>=`. Anything else is ''.
  */
 function formText(body: unknown): string {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return '';
-  const form = new URLSearchParams();
+  const parts: string[] = [];
   for (const [name, value] of Object.entries(body as Record<string, unknown>))
-    if (typeof value === 'string') form.append(name, value);
-  return form.toString();
+    if (typeof value === 'string')
+      parts.push(value === '' ? encoded(name) : `${encoded(name)}=${encoded(value)}`);
+  return parts.join('&');
+}
+
+/** `application/x-www-form-urlencoded` text of one name or value (as URLSearchParams writes it). */
+function encoded(text: string): string {
+  return new URLSearchParams({ v: text }).toString().slice(2);
 }

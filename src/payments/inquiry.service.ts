@@ -33,7 +33,7 @@ export class InquiryService {
     const deadline = providerDeadline();
     if (await this.settlement.settleOpen(tx, deadline)) tx = await this.transactions.get(tx.sessionId);
     // An operation left pending (contract §20): asked about again, with its own key.
-    if (await this.operations.finishOpen(tx)) tx = await this.transactions.get(tx.sessionId);
+    if (await this.operations.finishOpen(tx, deadline)) tx = await this.transactions.get(tx.sessionId);
     const latest = await this.payloads.latest(tx.id);
     if (!latest) throw new ServiceUnavailable();
     if (notifyUrl) await this.payloads.resend(latest.event, notifyUrl);

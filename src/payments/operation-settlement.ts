@@ -139,7 +139,7 @@ export class OperationSettlement {
    */
   async carryOut(
     operation: ProviderOperation,
-    options: { claimed?: boolean; tellMerchant: boolean },
+    options: { claimed?: boolean; tellMerchant: boolean; deadline?: number },
   ): Promise<OperationOutcome> {
     if (operation.state !== 'pending') return this.settle(operation, options.tellMerchant);
     const now = new Date();
@@ -159,7 +159,7 @@ export class OperationSettlement {
         return { kind: 'pending' };
       }
     }
-    const answer = await this.callProvider(operation, !options.claimed);
+    const answer = await this.callProvider(operation, !options.claimed, options.deadline);
     if (answer.result === 'unknown') {
       // Not again before the provider has certainly finished with this call (contract §17's bound).
       await this.operations.holdLease(operation.id, token ?? '', new Date(Date.now() + this.retryAfterMs));
@@ -266,10 +266,10 @@ export class OperationSettlement {
    * Inquiry (contract §16, §20): finishes the transaction's open operation if its outcome can be
    * known now. Null when there is none; `pending` while another caller asks the provider.
    */
-  async finishOpen(tx: Transaction): Promise<OperationOutcome | null> {
+  async finishOpen(tx: Transaction, deadline?: number): Promise<OperationOutcome | null> {
     const open = await this.operations.findOpen(tx.id);
     if (!open) return null;
-    return this.carryOut(open, { tellMerchant: true });
+    return this.carryOut(open, { tellMerchant: true, ...(deadline !== undefined ? { deadline } : {}) });
   }
 
   /**
@@ -303,7 +303,11 @@ export class OperationSettlement {
    * Calls the provider with the operation's key. A driver that throws, or a gateway no driver serves
    * now, is `unknown`: the operation stays pending and is asked again later.
    */
-  private async callProvider(operation: ProviderOperation, repeat: boolean): Promise<FollowUpOutcome> {
+  private async callProvider(
+    operation: ProviderOperation,
+    repeat: boolean,
+    deadline?: number,
+  ): Promise<FollowUpOutcome> {
     try {
       const gateway = await this.gateways.findByCode(operation.pgCode);
       const bound = gateway ? await this.adapters.bind(gateway) : null;
@@ -315,6 +319,7 @@ export class OperationSettlement {
       return await bound.driver.followUp({
         gateway,
         settings: bound.settings,
+        ...(deadline !== undefined ? { deadline } : {}),
         operation: operation.operation,
         referenceNumber: operation.referenceNumber,
         provider: attempt?.provider ?? null,

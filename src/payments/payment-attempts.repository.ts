@@ -160,18 +160,16 @@ export class PaymentAttemptsRepository {
     manager: EntityManager,
     at: Date = new Date(),
   ): Promise<void> {
-    await manager
-      .getRepository(PaymentAttempt)
-      .update(
-        { referenceNumber, settledAt: IsNull() },
-        {
-          result: 'error',
-          responseCode: 'not-at-gateway',
-          completedAt: at,
-          settledAt: at,
-          reconciliation: 'matched',
-        },
-      );
+    await manager.getRepository(PaymentAttempt).update(
+      { referenceNumber, settledAt: IsNull() },
+      {
+        result: 'error',
+        responseCode: 'not-at-gateway',
+        completedAt: at,
+        settledAt: at,
+        reconciliation: 'matched',
+      },
+    );
   }
 
   findByReference(referenceNumber: string): Promise<PaymentAttempt | null> {

@@ -32,6 +32,8 @@ import { StripeDriver } from './drivers/stripe-driver';
 import { GatewayNotifyController } from './gateway-notify.controller';
 import { RedirectPayments } from './redirect-payments.service';
 import { ProviderQuestions } from './provider-questions';
+import { ReconciliationController } from './reconciliation.controller';
+import { ReconciliationService } from './reconciliation.service';
 import { OperationSettlement } from './operation-settlement';
 import { ProviderOperation } from './provider-operation.entity';
 import { ProviderOperationsRepository } from './provider-operations.repository';
@@ -62,6 +64,7 @@ import { ProviderOperationsRepository } from './provider-operations.repository';
     InquiryController,
     CashPaymentController,
     GatewayNotifyController,
+    ReconciliationController,
   ],
   providers: [
     SandboxGatewayAdapter,
@@ -79,6 +82,7 @@ import { ProviderOperationsRepository } from './provider-operations.repository';
     { provide: DRIVER_SETTINGS, useClass: StoredDriverSettings },
     RedirectPayments,
     ProviderQuestions,
+    ReconciliationService,
     GatewayAdapters,
     PaymentAttemptsRepository,
     AttemptSettlement,

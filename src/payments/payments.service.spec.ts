@@ -170,7 +170,12 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
     assert.equal(refused.status, 503);
     assert.deepEqual(
       { ...(refused.body() as Record<string, unknown>), detail: undefined },
-      { detail: undefined, result: 'pending', session_id: tx.sessionId, reference_number: refused.referenceNumber },
+      {
+        detail: undefined,
+        result: 'pending',
+        session_id: tx.sessionId,
+        reference_number: refused.referenceNumber,
+      },
     );
     assert.deepEqual(names(), ['claim', 'pay', 'inquire']);
   });

@@ -6,11 +6,10 @@ import {
   FieldErrors,
   NotFound,
   PermissionDenied,
-  ServiceUnavailable,
   StateConflict,
 } from '../common/errors/domain-errors';
 import { UnitOfWork } from '../database/unit-of-work';
-import { isSandbox, type Gateway, type GatewayOperation } from '../gateways/gateway.entity';
+import { isSandbox, type Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Transaction } from '../transactions/transaction.entity';
 import { isPayable, isSavingPaymentType } from '../transactions/transaction-state';
@@ -206,6 +205,11 @@ export class PaymentsService {
     return this.attempts.listForTransaction(tx.id);
   }
 
+  /** One attempt by its reference number (the result page shows the provider's payment id). */
+  attemptByReference(referenceNumber: string): Promise<PaymentAttempt | null> {
+    return this.attempts.findByReference(referenceNumber);
+  }
+
   /** The last successful attempt: what capture, void and refund apply to at the gateway. */
   lastSuccessfulAttempt(tx: Transaction): Promise<PaymentAttempt | null> {
     return this.attempts.findLastSuccess(tx.id);
@@ -302,14 +306,16 @@ export class PaymentsService {
    * it holds the transaction again, if the transaction is free and payable. False otherwise.
    */
   async resumeLeft(tx: Transaction, attempt: PaymentAttempt): Promise<boolean> {
-    return this.uow.run(async (manager) => {
-      if (!(await this.transitions.claim(manager, tx.id, attempt.referenceNumber))) return false;
-      if (await this.attempts.markResumed(attempt.referenceNumber, manager)) return true;
-      throw new ResumeRaced(); // settled meanwhile: the claim is rolled back
-    }).catch((error: unknown) => {
-      if (error instanceof ResumeRaced) return false;
-      throw error;
-    });
+    return this.uow
+      .run(async (manager) => {
+        if (!(await this.transitions.claim(manager, tx.id, attempt.referenceNumber))) return false;
+        if (await this.attempts.markResumed(attempt.referenceNumber, manager)) return true;
+        throw new ResumeRaced(); // settled meanwhile: the claim is rolled back
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ResumeRaced) return false;
+        throw error;
+      });
   }
 
   /**

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CardsRepository } from '../cards/cards.repository';
 import { BadRequest, FieldErrors, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
@@ -13,6 +14,7 @@ import {
   type CustomerDestination,
   type DriverSettingsValues,
   type NotificationReply,
+  type ProviderNotification,
   type ProviderData,
   type RedirectDriver,
   type RedirectUrls,
@@ -24,7 +26,7 @@ import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { AttemptRefused, isSessionAttempt, notPayable, PaymentsService } from './payments.service';
 import { providerDeadline } from './provider-budget';
-import { ProviderQuestions } from './provider-questions';
+import { ANSWER_REUSE_MS, ProviderQuestions } from './provider-questions';
 import { attemptUrls, RETURN_CANCEL_PARAM, RETURN_REFERENCE_PARAM } from './provider-urls';
 
 /** Where the customer goes after their return (contract §9, §20). */
@@ -68,6 +70,12 @@ const CARD_TO_BE_DESCRIBED: AttemptCard = {
   save: true,
 };
 
+/**
+ * How long a notification whose provider waits for a particular reply (KNET) waits for its settling
+ * before it answers; the settling goes on behind the answer.
+ */
+const REPLY_WAIT_MS = 1000;
+
 /** How long a pick waits for the provider to say whether a session to resume is still open. */
 const RESUME_CHECK_MS = 3000;
 
@@ -95,8 +103,11 @@ interface Pick {
  * While the customer is on the provider's page the attempt holds the transaction (docs/decisions.md).
  */
 @Injectable()
-export class RedirectPayments {
+export class RedirectPayments implements OnModuleDestroy {
   private readonly logger = new Logger('Payments');
+  /** Notifications' follow-up questions waiting for the answer reuse to pass, by reference. */
+  private readonly followUps = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(
     private readonly payments: PaymentsService,
@@ -347,31 +358,82 @@ export class RedirectPayments {
     }
     // Recorded and answered whatever the provider says when asked: a call that fails now is the
     // reconciler's to repeat, and the provider must get its answer (KNET reverses a payment without).
-    try {
-      if (notice.kind === 'ask') {
-        if (notice.provider) await this.attempts.storeProvider(attempt.referenceNumber, notice.provider);
-        await this.askAbout(attempt.referenceNumber);
-      } else if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
-        // A notification names the payment, not the card it saves: the provider is asked with what
-        // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
-        await this.askAbout(attempt.referenceNumber);
-      } else {
-        await this.settlement.conclude(attempt, notice.outcome, false);
-      }
-    } catch (error) {
+    const settling = this.settleNotice(attempt, notice).catch((error: unknown) => {
       this.logger.warn(
         { err: error, gateway: code, referenceNumber: attempt.referenceNumber },
         'A verified notification could not be settled now; the reconciler asks again',
       );
-    }
+    });
+    // A provider that waits for a particular reply (KNET's `REDIRECT=`) reverses the payment when it
+    // comes late (K-064 §9.2.1): it gets it within a moment, and the settling goes on behind it.
+    if (notice.reply) await Promise.race([settling, sleep(REPLY_WAIT_MS, undefined, { ref: false })]);
+    else await settling;
     return notice.reply;
   }
 
-  /** Asks the provider about an unsettled attempt, through the single flight (a notification). */
+  /** What a verified notification makes of its attempt: asked about, or settled from its outcome. */
+  private async settleNotice(
+    attempt: PaymentAttempt,
+    notice: Exclude<ProviderNotification, { kind: 'ignore' }>,
+  ): Promise<void> {
+    if (notice.kind === 'ask') {
+      if (notice.provider) await this.attempts.storeProvider(attempt.referenceNumber, notice.provider);
+      await this.askAbout(attempt.referenceNumber);
+    } else if (attempt.card?.save && notice.outcome.result === 'success' && !notice.outcome.card) {
+      // A notification names the payment, not the card it saves: the provider is asked with what
+      // the attempt keeps of its session, as inquiry does, so the card is saved with the payment.
+      await this.askAbout(attempt.referenceNumber);
+    } else {
+      await this.settlement.conclude(attempt, notice.outcome, false);
+    }
+  }
+
+  /**
+   * Asks the provider about an unsettled attempt, through the single flight (a notification). A
+   * notification says something changed, but the answer reused may be older than the change: when
+   * it decides nothing, the provider is asked once more after the reuse window, so the news is
+   * acted on within seconds while a flood of notifications still makes one call per window.
+   */
   private async askAbout(referenceNumber: string): Promise<void> {
     const attempt = await this.attempts.findByReference(referenceNumber);
     if (!attempt || attempt.settledAt !== null) return;
-    await this.settlement.finish(attempt, { mayRelease: false, shared: true, deadline: providerDeadline() });
+    const result = await this.settlement.finish(attempt, {
+      mayRelease: false,
+      shared: true,
+      deadline: providerDeadline(),
+    });
+    if (result === 'unknown' || result === 'watched') this.askAgainSoon(referenceNumber);
+  }
+
+  /** One more {@link askAbout} once the answer just reused has expired (at most one pending per attempt). */
+  private askAgainSoon(referenceNumber: string): void {
+    if (this.stopped || this.followUps.has(referenceNumber)) return;
+    const timer = setTimeout(() => {
+      this.followUps.delete(referenceNumber);
+      if (this.stopped) return;
+      this.attempts
+        .findByReference(referenceNumber)
+        .then((attempt) =>
+          attempt && attempt.settledAt === null
+            ? this.settlement.finish(attempt, {
+                mayRelease: false,
+                shared: true,
+                deadline: providerDeadline(),
+              })
+            : null,
+        )
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, referenceNumber }, 'A notification’s follow-up question failed'),
+        );
+    }, ANSWER_REUSE_MS + 100);
+    timer.unref();
+    this.followUps.set(referenceNumber, timer);
+  }
+
+  onModuleDestroy(): void {
+    this.stopped = true;
+    for (const timer of this.followUps.values()) clearTimeout(timer);
+    this.followUps.clear();
   }
 
   /**
@@ -388,7 +450,11 @@ export class RedirectPayments {
   }
 
   /** The session of the attempt holding `tx`, when {@link resumable}. */
-  private async resumeHolder(tx: Transaction, pick: Pick, save: boolean): Promise<CustomerDestination | null> {
+  private async resumeHolder(
+    tx: Transaction,
+    pick: Pick,
+    save: boolean,
+  ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
     return holder ? this.resumable(holder, pick, save) : null;
@@ -401,7 +467,11 @@ export class RedirectPayments {
    * retry). When the provider cannot be asked in time, the stored session is handed out anyway: the
    * provider's own page is what takes (or refuses) the payment on it, and no second session is made.
    */
-  private async resumable(attempt: PaymentAttempt, pick: Pick, save: boolean): Promise<CustomerDestination | null> {
+  private async resumable(
+    attempt: PaymentAttempt,
+    pick: Pick,
+    save: boolean,
+  ): Promise<CustomerDestination | null> {
     const destination = attempt.provider ? storedDestination(attempt.provider) : null;
     if (attempt.pgCode !== pick.gateway.code || attempt.result !== 'pending' || !destination) return null;
     if ((attempt.card?.save ?? false) !== save) return null;

@@ -8,6 +8,7 @@ import { AppConfig, loadConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
 import type { Currency } from '../currencies/currency.entity';
 import type { Gateway } from '../gateways/gateway.entity';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { TransactionValidator, type ValidationContext } from './transaction-validator';
 import { TransactionsRepository } from './transactions.repository';
@@ -31,6 +32,7 @@ const GATEWAYS: Record<string, Gateway> = {
   'usd-only': gateway({ code: 'usd-only', currencies: ['USD'] }),
   retired: gateway({ code: 'retired', isActive: false }),
   phone: gateway({ code: 'phone', requireCustomerPhone: true }),
+  stripe: gateway({ code: 'stripe', pg: 'stripe' }),
 };
 /** order_no → the id of the live transaction holding it. */
 const LIVE_ORDER_NOS = new Map([['ORD-LIVE', '7']]);
@@ -68,6 +70,7 @@ describe('TransactionValidator', () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         TransactionValidator,
+        GatewayDrivers,
         { provide: AppConfig, useValue: loadConfig({}) },
         {
           provide: CurrenciesService,
@@ -122,6 +125,21 @@ describe('TransactionValidator', () => {
     });
     assert.deepEqual(await errorsOf(body({ currency_code: 'USD', amount: '1.005' })), {
       amount: ['Ensure that there are no more than 2 decimal places for USD.'],
+    });
+  });
+
+  it("refuses an amount the gateway's provider cannot charge (Stripe: KWD in multiples of 0.010)", async () => {
+    assert.deepEqual(await errorsOf(body({ pg_codes: ['stripe'], amount: '5.125' })), {
+      amount: ['Stripe charges KWD in multiples of 0.010: the last of the three decimals must be 0.'],
+    });
+    assert.equal(
+      (await validator.validate(body({ pg_codes: ['stripe'], amount: '5.12' }), context())).dto.amount,
+      '5.12',
+    );
+    // The same amount on a gateway whose provider takes thousandths, and the currency's own rule first.
+    assert.equal((await validator.validate(body({ amount: '5.125' }), context())).dto.amount, '5.125');
+    assert.deepEqual(await errorsOf(body({ pg_codes: ['stripe'], amount: '5.1255' })), {
+      amount: ['Ensure that there are no more than 3 decimal places for KWD.'],
     });
   });
 

@@ -9,6 +9,7 @@ import { AppConfig } from '../config/app-config';
 import { Currency } from '../currencies/currency.entity';
 import { CurrenciesService } from '../currencies/currencies.service';
 import { Gateway } from '../gateways/gateway.entity';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { mayUseGateway, Principal } from '../auth/principal';
 import { CreateTransactionDto } from './dto/create-transaction.dto';
@@ -42,6 +43,7 @@ export class TransactionValidator {
     private readonly gateways: GatewaysService,
     private readonly transactions: TransactionsRepository,
     private readonly config: AppConfig,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   async validate(input: Record<string, unknown>, context: ValidationContext): Promise<ValidTransactionInput> {
@@ -83,6 +85,13 @@ export class TransactionValidator {
         `Ensure that there are no more than ${currency.digits} decimal places for ${currency.code}.`,
       );
     }
+    // contract §20.1: an amount the gateway's provider cannot charge (Stripe's rule) is refused
+    // before anything is stored, rather than failing when the customer pays.
+    const providerProblem =
+      !errors.amount && currency && gateway?.isActive
+        ? this.drivers.amountProblem(gateway.pg, dto.amount, currency.code)
+        : null;
+    if (providerProblem) addFieldError(errors, 'amount', providerProblem);
     this.checkFieldDependencies(dto, gateway, context, errors);
     checkCardSaving(dto, gateway, currency, errors);
     if (

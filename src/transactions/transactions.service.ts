@@ -266,6 +266,11 @@ export class TransactionsService {
   }
 
   /** The transaction with this row id, or null. */
+  /** Transactions by id, deleted ones included (reports that name them by their attempts). */
+  findByIds(ids: readonly string[]): Promise<Transaction[]> {
+    return this.transactions.findByIds(ids);
+  }
+
   findById(id: string): Promise<Transaction | null> {
     return this.transactions.findById(id);
   }

@@ -98,6 +98,7 @@ describe('admin gateways: driver settings and secrets', () => {
         { name: 'payment_url', required: false, secret: false, default: null },
         { name: 'inquiry_url', required: false, secret: false, default: null },
         timeout,
+        { name: 'page_timeout_minutes', required: false, secret: false, default: 30 },
       ]);
       assert.deepEqual(settings('stripe'), [
         { name: 'secret_key', required: true, secret: true, default: null },
@@ -400,6 +401,7 @@ describe('admin gateways: driver settings and secrets', () => {
         tranportal_password: SECRETS.knetPassword,
         resource_key: SECRETS.knetKey,
         timeout_ms: 8000,
+        page_timeout_minutes: 30,
         payment_url: 'https://www.kpay.com.kw/kpg/PaymentHTTP.htm',
         inquiry_url: 'https://www.kpay.com.kw/kpg/tranPipe.htm',
       });

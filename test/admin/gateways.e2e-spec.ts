@@ -62,6 +62,7 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
       instructions: '',
       settings: {},
       secrets_set: [],
+      secrets_unreadable: [],
     });
     assert.deepEqual((await get('gw-defaults').expect(200)).body, res.body);
   });

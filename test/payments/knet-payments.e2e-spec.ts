@@ -11,6 +11,7 @@ import {
   CANCEL,
   DECLINE,
   knetAttemptsOf,
+  knetMoneyAudit,
   knetSettings,
   NO_REFUNDS_TERMINAL,
   PAY,
@@ -35,12 +36,14 @@ describe('KNET driver: pay, result post, return, operate', () => {
   let d: TransactionDriver;
   let sim: KnetSimulator;
   let ds: DataSource;
+  let since: Date;
   const trandatas: string[] = [];
   const logCapture = new CapturedLogs();
   const logs = logCapture.lines;
 
   before(async () => {
     logCapture.start();
+    since = new Date(Date.now() - 1000);
     sim = await KnetSimulator.start();
     t = await startApp({
       env: { LOG_LEVEL: 'debug', PAYMENT_RECONCILE_SECONDS: '1', PAYMENT_ATTEMPT_TIMEOUT_SECONDS: '2' },
@@ -142,7 +145,7 @@ describe('KNET driver: pay, result post, return, operate', () => {
     assert.equal(init.fields.errorURL, `${base()}/knet/return/`, 'no query string: KNET refuses one');
     const [attempt] = await knetAttemptsOf(ds, id);
     const provider = JSON.parse(attempt.provider_data ?? '{}') as Record<string, string>;
-    assert.deepEqual(Object.keys(provider).sort(), ['amount', 'started_at', 'track_id']);
+    assert.deepEqual(Object.keys(provider).sort(), ['amount', 'payable_until', 'started_at', 'track_id']);
     assert.equal(provider.track_id, reference);
     assert.ok(!attempt.provider_data!.includes(url.searchParams.get('trandata')!), 'the URL is not kept');
     const held = await ds.query<{ attempt_in_flight: string }[]>(
@@ -150,11 +153,21 @@ describe('KNET driver: pay, result post, return, operate', () => {
       [id],
     );
     assert.equal(held[0].attempt_in_flight, reference);
-    // KNET's page cannot be expired, so picking again while it may still take the payment is refused.
+    // KNET's page cannot be expired: picking again starts a new page (never a 409, contract §20.1)
+    // and the first attempt stays watched while its page may still take the payment.
     const again = await get(`/b/checkout/pay/knet?session_id=${id}`);
-    assert.equal(again.status, 409);
-    assert.equal((await knetAttemptsOf(ds, id)).length, 1);
-    await leave(new URL(atKnet.headers.get('location')!).searchParams.get('PaymentID')!);
+    assert.equal(again.status, 303);
+    const attempts = await knetAttemptsOf(ds, id);
+    assert.equal(attempts.length, 2);
+    assert.equal(attempts[0].settled_at, null);
+    const first = new URL(atKnet.headers.get('location')!).searchParams.get('PaymentID')!;
+    const second = new URL(
+      (await fetch(again.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!,
+    ).searchParams.get('PaymentID')!;
+    const canceled = await submit(first, CANCEL);
+    assert.equal(canceled.status, 302);
+    assert.notEqual((await get(canceled.headers.get('location')!)).status, 500);
+    await leave(second);
   });
 
   it('pays: the result post gets the REDIRECT= line; the return confirms it by inquiry and settles once', async () => {
@@ -167,12 +180,12 @@ describe('KNET driver: pay, result post, return, operate', () => {
     assert.equal(post.status, 200);
     assert.equal(post.reply, `REDIRECT=${receipt}`);
     assert.equal(sim.paymentByTrack(reference)!.state, 'CAPTURED', 'not reversed');
-    assert.equal(await stateOf(id), 'created', 'a CAPTURED post is believed once inquiry confirms it');
-    const inquiries = sim.requests.filter((r) => r.endpoint === 'inquiry').length;
+    // A CAPTURED post is no proof by itself: KNET's own record (tranPipe inquiry) confirms it.
+    const asked = sim.requests.filter((r) => r.endpoint === 'inquiry' && r.fields.trackid === reference);
+    assert.ok(asked.length >= 1, 'KNET was asked');
     const page = await get(receipt);
     assert.equal(page.status, 200);
     assert.match(await page.text(), new RegExp(reference));
-    assert.equal(sim.requests.filter((r) => r.endpoint === 'inquiry').length, inquiries + 1);
     assert.equal(await stateOf(id), 'paid');
     // KNET posts again, byte for byte: the same answer, nothing more happens.
     const repeat = await sim.resendNotification(paymentId);
@@ -281,18 +294,21 @@ describe('KNET driver: pay, result post, return, operate', () => {
     const payment = sim.paymentByTrack(reference)!;
     payment.amount = '1.000';
     sim.setState(reference, 'CAPTURED');
-    const post = await sim.postToResponseUrl(paymentId);
-    assert.equal(post.status, 200);
-    assert.equal(await stateOf(id), 'created');
-    const page = await get(`${base()}/knet/return/?trackid=${reference}`);
-    assert.equal(page.status, 200);
-    assert.match(await page.text(), /data-testid="confirming"/);
-    assert.equal(await stateOf(id), 'created');
-    const [attempt] = await knetAttemptsOf(ds, id);
-    assert.equal(attempt.result, 'pending');
-    // KNET's record for the amount we sent says nothing was paid; a person settles it.
-    payment.amount = '86.000';
-    sim.setState(reference, 'REVERSED');
+    try {
+      const post = await sim.postToResponseUrl(paymentId);
+      assert.equal(post.status, 200, post.reply);
+      assert.equal(await stateOf(id), 'created');
+      const page = await get(`${base()}/knet/return/?trackid=${reference}`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /data-testid="confirming"/);
+      assert.equal(await stateOf(id), 'created');
+      const [attempt] = await knetAttemptsOf(ds, id);
+      assert.equal(attempt.result, 'pending');
+    } finally {
+      // KNET's record for the amount we sent says nothing was paid; a person settles it.
+      payment.amount = '86.000';
+      sim.setState(reference, 'REVERSED');
+    }
   });
 
   it('cancel on KNET’s page: back on the checkout page, payable again', async () => {
@@ -311,7 +327,7 @@ describe('KNET driver: pay, result post, return, operate', () => {
     assert.equal((await knetAttemptsOf(ds, id)).length, 2);
   });
 
-  it('KNET’s errorURL (it could not start the payment): confirmed by inquiry, payable again', async () => {
+  it('KNET’s errorURL (it could not start the payment): payable again, the attempt watched until the page limit', async () => {
     sim.failNext('init', 1, 'error');
     const { id, reference, atKnet } = await pick();
     assert.equal(atKnet.status, 302);
@@ -320,13 +336,15 @@ describe('KNET driver: pay, result post, return, operate', () => {
     assert.equal(`${errorUrl.origin}${errorUrl.pathname}`, `${base()}/knet/return/`);
     assert.equal(errorUrl.searchParams.get('Error'), 'IPAY0100038');
     assert.equal(errorUrl.searchParams.get('trackid'), reference);
+    // The link is unauthenticated and the browser still holds the payment URL (which KNET may take
+    // on a reload): nothing ends the attempt before KNET's page limit, but the customer may go on.
     const page = await get(location);
     assert.equal(page.status, 303);
     assert.equal(page.headers.get('location'), `/b/checkout/txn/${id}`);
     const [attempt] = await knetAttemptsOf(ds, id);
-    assert.equal(attempt.result, 'error');
-    assert.equal(attempt.response_code, 'IPAY0100038');
-    assert.equal(await stateOf(id), 'error');
+    assert.equal(attempt.result, 'pending');
+    assert.equal(attempt.settled_at, null);
+    assert.equal(await stateOf(id), 'created');
     await leave(await repick(id));
   });
 
@@ -402,34 +420,43 @@ describe('KNET driver: pay, result post, return, operate', () => {
     assert.equal(await stateOf(id), 'paid');
   });
 
-  it('inquiry asks KNET about a customer who paid but never came back', async () => {
-    const { id, paymentId } = await onKnetPage();
+  it('a customer who paid but never came back: the result post, confirmed by KNET’s record, settles it', async () => {
+    const { id, reference, paymentId } = await onKnetPage();
     const back = await submit(paymentId, PAY);
     assert.equal(back.status, 302); // not followed: the customer closed the browser
-    assert.equal(await stateOf(id), 'created');
+    assert.equal(await stateOf(id), 'paid');
+    assert.ok(
+      sim.requests.some((r) => r.endpoint === 'inquiry' && r.fields.trackid === reference),
+      'KNET’s record was asked',
+    );
     const res = await t.http().post(INQUIRY).set('Authorization', s.apiKey).send({ session_id: id });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(await stateOf(id), 'paid');
+    assert.deepEqual(await events(id), ['created', 'paid']);
   });
 
   it('KNET too slow on the return: the page that reloads itself, then the reconciler settles it', async () => {
     const { id, reference, paymentId } = await onKnetPage();
-    const back = await submit(paymentId, PAY);
-    sim.delay('inquiry', 2500);
+    // tranPipe is slow from before the result post: our REDIRECT= reply must not wait for it.
+    sim.delay('inquiry', 6000);
+    let receipt: string;
     try {
-      const page = await get(back.headers.get('location')!);
+      const back = await submit(paymentId, PAY);
+      assert.equal(back.status, 302, 'KNET had our reply');
+      receipt = back.headers.get('location')!;
+      const page = await get(receipt);
       assert.equal(page.status, 200);
       assert.equal(page.headers.get('refresh'), '3');
       const html = await page.text();
       assert.match(html, /data-testid="confirming"/);
       assert.match(html, new RegExp(reference));
       assert.equal(await stateOf(id), 'created');
-      // The reconciler takes attempts older than 10 s; the inquiry then takes 2.5 s.
+      // The reconciler takes attempts older than 10 s; the inquiry then takes 6 s.
       await eventually(async () => ((await stateOf(id)) === 'paid' ? true : undefined), 30_000, 'paid');
     } finally {
       sim.delay('inquiry', 0);
     }
-    const reload = await get(back.headers.get('location')!);
+    const reload = await get(receipt);
     assert.equal(reload.status, 200);
     assert.equal(reload.headers.get('refresh'), null);
     assert.deepEqual(await events(id), ['created', 'paid']);
@@ -445,6 +472,10 @@ describe('KNET driver: pay, result post, return, operate', () => {
     const [attempt] = await knetAttemptsOf(ds, id);
     assert.equal(attempt.result, 'declined');
     assert.equal(attempt.response_code, 'REVERSED');
+  });
+
+  it('money audit: every payment KNET kept is exactly one paid transaction; reconciliation: 0 mismatches', async () => {
+    await knetMoneyAudit(t, sim, since);
   });
 
   it('no log line holds the password, the resource key, trandata or the payment URL', () => {

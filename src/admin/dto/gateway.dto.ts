@@ -41,6 +41,17 @@ export class GatewayDto {
     description: 'Names of the secret settings that hold a value (secrets are write-only)',
   })
   secrets_set: string[];
+  @ApiProperty({
+    type: String,
+    isArray: true,
+    required: true,
+    example: [],
+    description:
+      'Names of the secret settings this service cannot decrypt (a SECRETS_KEY other than the one they ' +
+      'were saved under): the gateway cannot be used (503) until the key is set or they are saved again; ' +
+      '[] when every secret is readable',
+  })
+  secrets_unreadable?: string[];
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }

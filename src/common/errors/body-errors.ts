@@ -14,12 +14,17 @@ export class BodyRefused extends DomainError {
 /**
  * What a body-parser or multer error means to the client, as a {@link DomainError} (so every
  * route's filter, the pages' included, answers it like any other), or null for a failure of ours.
- * Such errors carry a `type` (body-parser), a `code` (multer) and/or a 4xx `status`.
+ * Only the readers' own errors count: body-parser's (and raw-body's) carry a string `type` and a
+ * `status`, multer's are `MulterError`s with a `code`. Any other error with a `status` is not a
+ * body refused (a provider SDK's error carries the provider's status: contract §20.1, never ours).
  */
 export function bodyParserError(error: unknown): DomainError | null {
   if (error instanceof DomainError) return error;
   if (typeof error !== 'object' || error === null) return null;
-  const e = error as { status?: number; type?: string; code?: string; message?: string };
+  const e = error as { status?: number; type?: unknown; code?: string; message?: string; name?: string };
+  const bodyParser = typeof e.type === 'string';
+  const multer = e.name === 'MulterError';
+  if (!bodyParser && !multer) return null;
   if (
     e.type === 'entity.too.large' ||
     e.code === 'LIMIT_FILE_SIZE' ||
@@ -38,7 +43,7 @@ export function bodyParserError(error: unknown): DomainError | null {
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return new BodyRefused(415, e.message ?? 'Unsupported media type.');
   }
-  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+  if (bodyParser && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new BodyRefused(e.status, e.message ?? 'Bad request.');
   }
   return null;

@@ -6,6 +6,35 @@ export class DetailDto {
   detail: string;
 }
 
+/** A payment provider's own error, reported in a field (contract §20.1: its status never becomes ours). */
+export class ProviderErrorDto {
+  @ApiProperty({ example: 'stripe', description: "The gateway's driver (`pg`)" }) provider: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 429,
+    description: "The provider's HTTP status; null when it did not answer",
+  })
+  status: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'rate_limit',
+    description: "The provider's error code",
+  })
+  code: string | null;
+  @ApiProperty({ example: 'Too many requests.', description: "The provider's message" }) message: string;
+}
+
+/**
+ * A provider call that failed: 503 (with `Retry-After`) when the provider did not answer or is busy,
+ * 502 when it refused the request.
+ */
+export class ProviderFailureDto {
+  @ApiProperty({ example: 'The payment provider (stripe) refused the request.' }) detail: string;
+  @ApiProperty({ type: ProviderErrorDto }) provider_error: ProviderErrorDto;
+}
+
 /**
  * A 400 (contract §2): field → list of messages (nested objects nest), or `{"detail"}` when the
  * request could not be read at all (malformed JSON, bad encoding, an unreadable form).

@@ -2,12 +2,14 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { bodyParserError } from './body-errors';
 import { DomainError, ServiceUnavailable } from './domain-errors';
+import { providerCallError } from './provider-errors';
 import { UnavailableErrors } from './unavailable-errors';
 
 /**
  * The one error path (contract §2): domain errors keep their status and body; Nest's own HTTP
  * exceptions (unknown route, etc.) become `{"detail"}` bodies; anything else is a 500 with no
- * internals, logged with the request id. A database out of reach ({@link UnavailableErrors}) is a 503.
+ * internals, logged with the request id. A database out of reach ({@link UnavailableErrors}) is a 503;
+ * a payment provider's failure ({@link providerCallError}) a 503 or 502 with `provider_error`.
  */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
@@ -43,6 +45,15 @@ export class ErrorFilter implements ExceptionFilter {
       if (tooLarge?.status === 413) return { status: 413, body: tooLarge.body(), headers: tooLarge.headers };
       const status = error.getStatus();
       return { status, body: { detail: detailFor(status, error) }, headers: {} };
+    }
+    const provider = providerCallError(error);
+    if (provider) {
+      // contract §20.1: the provider's status is reported in the body, never answered as ours.
+      this.logger.warn(
+        { providerError: provider.providerError, reqId: req.id },
+        'A payment provider call failed',
+      );
+      return { status: provider.status, body: provider.body(), headers: provider.headers };
     }
     const refused = bodyParserError(error);
     if (refused) return { status: refused.status, body: refused.body(), headers: refused.headers };

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { DomainError, UnsupportedMediaType } from '../errors/domain-errors';
-import { hasBody } from './request-bodies';
+import { hasBody, RAW_TEXT_TYPES, takesRawText } from './request-bodies';
 
 const ACCEPTED = [
   'application/json',
@@ -25,6 +25,7 @@ export class MissingMediaType extends DomainError {
 /** contract §1: bodies must be JSON, urlencoded or multipart; anything else → 415. */
 export function requireKnownMediaType(req: Request, _res: Response, next: NextFunction): void {
   if (!hasBody(req) || req.is(ACCEPTED)) return next();
+  if (takesRawText(req) && req.is(RAW_TEXT_TYPES)) return next();
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim();
   next(mediaType === '' ? new MissingMediaType() : new UnsupportedMediaType(mediaType));
 }

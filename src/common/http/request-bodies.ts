@@ -12,6 +12,19 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
+/** Bare bodies a provider may post to its notify route (KNET's kit posts the ciphertext alone). */
+export const RAW_TEXT_TYPES = ['text/plain', 'application/octet-stream'];
+/**
+ * The provider notification route (`POST /b/checkout/v1/gateways/{code}/notify/`, contract §20,
+ * §20.1): besides JSON and forms it takes a bare text body, read as the string it is (same 1 MB
+ * limit, same gate): no other route does.
+ */
+const RAW_TEXT_ROUTE = /^\/b\/checkout\/v1\/gateways\/[^/]+\/notify\/?$/;
+
+/** Whether the request is to the one route that reads a bare text body ({@link RAW_TEXT_ROUTE}). */
+export function takesRawText(req: Request): boolean {
+  return req.method === 'POST' && RAW_TEXT_ROUTE.test(req.path);
+}
 
 /**
  * Reads and parses a JSON or urlencoded request body into `req.body`, once per request, when asked:
@@ -39,6 +52,8 @@ export class RequestBodies {
     },
   } as Parameters<typeof express.urlencoded>[0]);
 
+  private readonly text = express.text({ type: RAW_TEXT_TYPES, limit: BODY_LIMIT_BYTES });
+
   constructor(private readonly gate: BodyGate) {}
 
   /** Resolves once `req.body` is set (or there is no body of these kinds); rejects with a DomainError. */
@@ -53,7 +68,13 @@ export class RequestBodies {
 
   private async readOnce(req: Request, res: Response): Promise<void> {
     // `req.is` is null when there is no body at all.
-    const parser = req.is(JSON_TYPES) ? this.json : req.is(FORM_TYPE) ? this.form : null;
+    const parser = req.is(JSON_TYPES)
+      ? this.json
+      : req.is(FORM_TYPE)
+        ? this.form
+        : takesRawText(req) && req.is(RAW_TEXT_TYPES)
+          ? this.text
+          : null;
     if (!parser) return;
     const declared = declaredLength(req);
     if (declared !== null && declared > BODY_LIMIT_BYTES)

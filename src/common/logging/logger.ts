@@ -42,33 +42,81 @@ export function unredactedSibling(logger: Logger): Logger {
 /** Nest's start-up chatter (one line per module and route): useful when debugging, noise otherwise. */
 const FRAMEWORK_DEBUG_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
-/** Nest's logger interface over pino, so framework messages are JSON lines too. */
+type Level = 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal';
+
+/** A stack trace as Nest passes one to `error` (`Logger.error(message, stack, context)`). */
+const looksLikeStack = (value: string): boolean => /\n\s+at /.test(value);
+
+/**
+ * Nest's logger interface over pino, so framework messages are JSON lines too.
+ *
+ * Nest's `Logger` forwards `logger.warn(fields, 'message')` of a `new Logger('Context')` as
+ * `warn(fields, 'message', 'Context')`, and `logger.error('message')` as
+ * `error('message', undefined, 'Context')` (its `error(message, stack?, context?)`): the last
+ * string is the context, the first string after an object is the message, and a string after a
+ * string message on `error` is the stack. Each line keeps the message (`msg`), the context and the
+ * fields; an Error is logged under `err` (pino's serializer: type, message, stack).
+ */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
-  log(message: unknown, context?: string): void {
-    this.write(context && FRAMEWORK_DEBUG_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
+  log(message: unknown, ...params: unknown[]): void {
+    const context = contextOf(params);
+    this.write(context && FRAMEWORK_DEBUG_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
-  error(message: unknown, ...rest: unknown[]): void {
-    const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
-    this.write('error', message, context);
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
   }
-  warn(message: unknown, context?: string): void {
-    this.write('warn', message, context);
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
   }
-  debug(message: unknown, context?: string): void {
-    this.write('debug', message, context);
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
   }
-  verbose(message: unknown, context?: string): void {
-    this.write('trace', message, context);
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
   }
 
-  private write(
-    level: 'info' | 'error' | 'warn' | 'debug' | 'trace',
-    message: unknown,
-    context?: string,
-  ): void {
-    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
-    else this.logger[level]({ context }, String(message));
+  private write(level: Level, message: unknown, params: unknown[]): void {
+    const { fields, msg } = lineOf(level, message, params);
+    if (msg === undefined) this.logger[level](fields);
+    else this.logger[level](fields, msg);
   }
+}
+
+/** The context Nest appended: the last parameter, when it is a string (and not a stack). */
+function contextOf(params: readonly unknown[]): string | undefined {
+  const last = params[params.length - 1];
+  return typeof last === 'string' && !looksLikeStack(last) ? last : undefined;
+}
+
+/** One call's pino fields and message (see {@link PinoNestLogger}). */
+function lineOf(
+  level: Level,
+  message: unknown,
+  params: readonly unknown[],
+): { fields: object; msg?: string } {
+  const context = contextOf(params);
+  const rest = context === undefined ? [...params] : params.slice(0, -1);
+  const fields: Record<string, unknown> = { context };
+  let msg: string | undefined;
+  if (message instanceof Error) {
+    fields.err = message;
+    msg = message.message;
+  } else if (typeof message === 'object' && message !== null) {
+    Object.assign(fields, message);
+    if (typeof rest[0] === 'string') msg = rest.shift() as string;
+  } else {
+    msg = String(message);
+    if (level === 'error' && rest.length > 0 && (rest[0] === undefined || typeof rest[0] === 'string')) {
+      const stack = rest.shift();
+      if (typeof stack === 'string' && stack !== '') fields.stack = stack;
+    }
+  }
+  const extra = rest.filter((value) => value !== undefined);
+  if (extra.length > 0) fields.args = extra;
+  return { fields, msg };
 }

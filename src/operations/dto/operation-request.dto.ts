@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ProviderErrorDto } from '../../common/errors/error-body.dto';
 import { OPERATIONS } from '../operations.service';
 
 /** The body of `POST /b/pbl/v2/operation/` (contract §10): `session_id` or `order_no` names the transaction. */
@@ -39,4 +40,16 @@ export class OperationFailedDto {
   @ApiProperty({ example: 'Cannot capture a transaction in state "paid".' }) detail: string;
   @ApiProperty({ type: String, nullable: true, example: 'capture' }) operation: string | null;
   @ApiProperty({ enum: ['failed'] }) result: string;
+  @ApiPropertyOptional({
+    type: String,
+    isArray: true,
+    example: ['Stripe charges KWD in multiples of 0.010: the last of the three decimals must be 0.'],
+    description: "An amount the gateway's provider cannot move: the rule it breaks (contract §20.1)",
+  })
+  amount?: string[];
+  @ApiPropertyOptional({
+    type: ProviderErrorDto,
+    description: "The provider's own error, when the provider refused the operation (502)",
+  })
+  provider_error?: ProviderErrorDto;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isSandbox } from '../../gateways/gateway.entity';
 import {
   type AttemptOutcome,
+  callTimeoutMs,
   type Completion,
   type CompleteInput,
   type DriverCall,
@@ -11,6 +12,7 @@ import {
   type InquiryInput,
   type NotificationInput,
   type NotificationReply,
+  ProviderCallFailed,
   type ProviderData,
   type ProviderNotification,
   type ProviderOutcome,
@@ -25,6 +27,8 @@ import {
   type KnetInquiryAnswer,
   knetDefaultUrls,
   KnetRequestError,
+  knetResultState,
+  type KnetResultMessage,
   type KnetTransactionDetails,
   KnetTransportError,
   KnetUnverifiedError,
@@ -37,37 +41,80 @@ export const KNET_PG = 'knet';
 const KWD = 'KWD';
 /** Calls nobody waits on (the reconciler, inquiry of old attempts) may take 20 s (contract §20). */
 const BACKGROUND_TIMEOUT_MS = 20_000;
+/** The gateway's `timeout_ms` when the settings carry none (the catalogue's default). */
+const DEFAULT_TIMEOUT_MS = 8000;
 /**
- * How long KNET's payment page may still take a payment after it was opened. KNET documents the
- * limit (`IPAY0100042` *Transaction time limit exceeds*) but not its length; until then a track
- * KNET does not know yet (`IPAY0100263`) may still be paid, so it is never written off before
- * (docs/gateways/knet.md "Inquiry").
+ * How long KNET's payment page takes a payment after it was opened: the gateway's
+ * `page_timeout_minutes` (default 30, contract §20.1). KNET documents the limit (K-064 §10
+ * `IPAY0100042` *Transaction time limit exceeds*) but not its length: ask KNET for the terminal's
+ * (docs/gateways/knet.md "Before going live"). Until then a page KNET reports `INITIATED` (or a
+ * track it does not know yet, `IPAY0100263`) may still be paid, so it is never written off before.
  */
-export const KNET_PAGE_LIMIT_MS = 30 * 60_000;
+export const KNET_PAGE_TIMEOUT_DEFAULT_MINUTES = 30;
+/**
+ * The states of KNET's record that end a payment with nothing taken (a decline): K-064 §3.5.5's
+ * `NOT CAPTURED` and `HOST TIMEOUT` (results of a submitted page) and, for inquiry, `FAILURE` and
+ * `SUSPECTED` ("Transaction has failed"); §10 `IPAY0100045` *Denied by Risk* (`DENIED BY RISK`); a
+ * payment KNET reversed because our `REDIRECT=` reply did not reach it (§9.2.1 "auto-void"; its
+ * inquiry word is not documented: `REVERSED` in the simulator, `VOID` in asciisd/knet's
+ * `PaymentStatus::FAILED_RESPONSES`). Any other state is not known to be final: unknown (a throw).
+ */
+const DECLINED_STATES = new Set([
+  'NOT CAPTURED',
+  'HOST TIMEOUT',
+  'FAILURE',
+  'SUSPECTED',
+  'DENIED BY RISK',
+  'REVERSED',
+  'VOID',
+  'VOIDED',
+]);
+/** The customer pressed Cancel on KNET's page (K-064 §3.5.5 `CANCELED`): the page is over. */
+const CANCELED_STATES = new Set(['CANCELED', 'CANCELLED']);
+/**
+ * KNET's error answers that say "try again later" (K-064 §10: *Unable to process the request*,
+ * *Host timeout*, *External message system error*, *Problem occurred …*, every `IPAY02…`); any
+ * other code is KNET refusing the request (wrong credentials, amount, track): retrying will not help.
+ */
+const RETRYABLE_CODES = new Set([
+  'IPAY0100038',
+  'IPAY0100158',
+  'IPAY0100159',
+  'IPAY0100160',
+  'IPAY0100163',
+  'IPAY0100203',
+  'IPAY0100245',
+]);
 /** Hosts KNET cannot reach anyway: http is allowed there (tests, local runs); everywhere else https. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** The return URL's parameters that are ours: KNET's own are `trackid`, `Error`, `ErrorText`, `paymentid`. */
 const TRACK_PARAM = 'trackid';
 const CANCEL_PARAM = 'cancel';
+/** A track id as KNET may send it back (K-064 §3.5.4: ≤ 40 alphanumerics); ours have ≤ 19. */
 const TRACK_ID = /^[A-Za-z0-9]{1,40}$/;
-const ERROR_CODE = /^[A-Za-z0-9]{1,32}$/;
 
 /**
  * The `knet` driver (contract §20; docs/gateways/knet.md), on {@link KnetClient} (KNET's RAW merchant
  * integration, *Merchant Integration Manual* K-064 v1.4; a public copy is in
  * https://github.com/srku14/KNET-Payment-Gateway-SDK):
  *
- * - start: `trandata` with trackid = the attempt's reference, the KWD amount with three decimals,
+ * - start: `trandata` with trackid = the attempt's reference (its `reference_number`, at most 19
+ *   characters: KNET's `transid` limit, K-064 §3.5.4), the KWD amount with three decimals,
  *   `responseURL` = our notify URL, `errorURL` = our return URL without query (KNET refuses query
  *   strings there); the customer is sent to the payment URL, which carries the encrypted password:
  *   it is never stored nor logged, so a KNET attempt is never resumed (every initialization needs a
- *   new track ID anyway, K-064 §8 point 2);
- * - the result post (K-064 §3.5.2, §5): `trandata` decrypted with the resource key (a post that does
- *   not decrypt → 400); a decline settles at once; `CAPTURED` is only believed once the tranPipe
- *   inquiry confirms it (the customer's return, or the reconciler), because KNET reverses a payment
- *   whose `REDIRECT=` answer it did not get (K-064 §9.2.1); the answer is that line, naming our
- *   return URL with `?trackid=<reference>`;
- * - the customer's return and inquiry: tranPipe action 8 by track id (K-064 §3.5.3);
+ *   new track ID anyway, K-064 §8 point 2). `payable_until`: the page's time limit;
+ * - the result post (K-064 §3.5.2, §5), as a form or as the bare `trandata` hex: decrypted with the
+ *   resource key (a post that does not decrypt → 400); a decline is final (KNET's page ends on its
+ *   result post: it sends the customer to our receipt URL, §5) and settles at once; anything else
+ *   (`CAPTURED` first) is asked of KNET's own record (tranPipe inquiry), because KNET reverses a
+ *   payment whose `REDIRECT=` answer it did not get (K-064 §9.2.1). Either way the decrypted post
+ *   and KNET's Payment ID are kept with the attempt (§5 "MUST save … plain text response", §8
+ *   point 6), and the answer is the one line `REDIRECT=<return URL>?trackid=<reference>`;
+ * - the customer's return and inquiry: tranPipe action 8 by track id (K-064 §3.5.3): `INITIATED`
+ *   (nothing submitted) is `'open'` while the page may still pay and `null` after its time limit;
+ *   KNET's errorURL link (`?Error=…`) while the page may still pay is `'left'`; an answer not known
+ *   to be final, or an error answer, is never a decline (a throw; {@link ProviderCallFailed});
  * - refund, full and partial: tranPipe action 2 (K-064 §3.7.2), never repeated by us; capture and
  *   void do not exist (KNET is purchase only); cards cannot be saved.
  */
@@ -93,12 +140,14 @@ export class KnetDriver extends ProviderDriver implements RedirectDriver {
         responseUrl: reachableUrl(input.notifyUrl),
         errorUrl: reachableUrl(withoutQuery(input.returnUrl)),
       });
+      const started = Date.now();
       return {
         // Never the URL: it carries the encrypted password (docs/gateways/knet.md).
         provider: {
           track_id: redirect.trackId,
           amount: redirect.amount,
-          started_at: new Date().toISOString(),
+          started_at: new Date(started).toISOString(),
+          payable_until: new Date(started + pageLimitMs(input)).toISOString(),
         },
         destination: { kind: 'redirect', url: redirect.url },
       };
@@ -128,23 +177,29 @@ export class KnetDriver extends ProviderDriver implements RedirectDriver {
       const message = content.message;
       if (!TRACK_ID.test(message.trackId)) throw new UnverifiedNotification('trackid is not one of ours');
       const outcome = resultOutcome(message.result);
+      const kept = resultPostOf(message);
       if (outcome === 'declined') {
+        // Final: KNET's page ends on its result post (K-064 §3.5.2, §5: KNET then sends the customer
+        // to our receipt URL), and a track is initialized once (§8 point 2): nothing can pay it now.
+        const decline = declined(message, message.result);
         return {
           kind: 'outcome',
           referenceNumber: message.trackId,
-          outcome: declined(message, message.result),
+          outcome: { ...decline, provider: { ...decline.provider, ...kept } },
           reply: reply(client, input.returnUrl, message.trackId, false),
         };
       }
-      // CAPTURED: confirmed by inquiry on the return (or by the reconciler), never from the post
-      // alone: KNET reverses it if this answer does not reach it. CANCELED: the return abandons
-      // the attempt (its inquiry says so). HOST TIMEOUT and the undocumented: inquiry decides.
+      // CAPTURED: no proof by itself, since KNET reverses it if this answer does not reach it
+      // (K-064 §9.2.1): KNET's own record (inquiry) decides. CANCELED, HOST TIMEOUT and the
+      // undocumented: the same.
       this.logger.log(
         { knet: 'result', trackId: message.trackId, outcome },
-        'KNET posted a result; inquiry confirms it',
+        'KNET posted a result; its record is asked',
       );
       return {
-        kind: 'ignore',
+        kind: 'ask',
+        referenceNumber: message.trackId,
+        provider: kept,
         reply: reply(client, input.returnUrl, message.trackId, outcome === 'canceled'),
       };
     });
@@ -158,15 +213,15 @@ export class KnetDriver extends ProviderDriver implements RedirectDriver {
 
   /**
    * The customer's return, confirmed by inquiry (contract §20: the browser's parameters never
-   * decide). KNET's `Error` on the errorURL with a track KNET does not know means it never opened
-   * its page for it: the attempt ends as a gateway error (nothing charged, payable again).
+   * decide). KNET's errorURL link (`?Error=…&trackid=…`, unauthenticated) while KNET's page may
+   * still take the payment is `'left'`: the customer may start again, the attempt stays watched (the
+   * page in another tab, or the payment URL the browser still holds, may pay it). After the page's
+   * time limit, KNET's record decides as for any inquiry.
    */
   async complete(input: CompleteInput): Promise<Completion> {
-    const answer = await this.ask(input, false);
-    const error = input.params.Error ?? '';
-    if (answer.status === 'not_found' && error)
-      return { result: 'error', responseCode: ERROR_CODE.test(error) ? error : 'KNET error' };
-    return this.meaning(answer, input);
+    const known = this.meaning(await this.ask(input, false), input);
+    if (known === 'open' && input.params.Error !== undefined) return 'left';
+    return known;
   }
 
   inquire(input: InquiryInput): Promise<InquiryAnswer> {
@@ -175,7 +230,7 @@ export class KnetDriver extends ProviderDriver implements RedirectDriver {
 
   /**
    * KNET cannot expire its page: inquiry says what it knows. A page that may still take the
-   * payment stays `'open'` (the attempt keeps its hold until KNET's page limit has passed).
+   * payment stays `'open'`: the pay path keeps watching it until KNET's page limit has passed.
    */
   abandon(input: InquiryInput): Promise<InquiryAnswer> {
     return this.inquire(input);
@@ -203,7 +258,10 @@ export class KnetDriver extends ProviderDriver implements RedirectDriver {
     }
     const client = clientFor(input);
     try {
-      const answer = await client.refund({ trackId: input.referenceNumber, amount: input.amount });
+      const answer = await client.refund(
+        { trackId: input.referenceNumber, amount: input.amount },
+        { timeoutMs: callTimeoutMs(timeoutMsOf(input), input.deadline) },
+      );
       if (answer.status === 'refunded') return { result: 'success' };
       const why = answer.errorText ? `${answer.errorCode ?? ''} ${answer.errorText}`.trim() : answer.result;
       return { result: 'failed', message: `KNET refused the refund: ${why}` };
@@ -220,33 +278,53 @@ export class KnetDriver extends ProviderDriver implements RedirectDriver {
     }
   }
 
-  /** Inquiry by track id, for the attempt's amount (KNET wants the original one). */
-  private ask(input: InquiryInput | CompleteInput, background: boolean): Promise<KnetInquiryAnswer> {
+  /**
+   * Inquiry by track id, for the attempt's amount (KNET wants the original one), within the
+   * request's shared deadline, or the background limit when nobody waits. KNET's error answers and
+   * silences become {@link ProviderCallFailed} (never a decline, never our own error status).
+   */
+  private async ask(input: InquiryInput | CompleteInput, background: boolean): Promise<KnetInquiryAnswer> {
     const amount = input.provider?.amount;
-    if (!amount) return Promise.resolve({ status: 'not_found', errorCode: 'not started' });
-    return clientFor(input).inquire(
-      { trackId: input.referenceNumber, amount },
-      background ? { timeoutMs: BACKGROUND_TIMEOUT_MS } : {},
-    );
+    if (!amount) return { status: 'not_found', errorCode: 'not started' };
+    const timeoutMs = background ? BACKGROUND_TIMEOUT_MS : callTimeoutMs(timeoutMsOf(input), input.deadline);
+    try {
+      return await clientFor(input).inquire({ trackId: input.referenceNumber, amount }, { timeoutMs });
+    } catch (error) {
+      throw providerFailure(error);
+    }
   }
 
-  /** What KNET's record means for the attempt (contract §17, §20). */
-  private meaning(answer: KnetInquiryAnswer, input: { provider?: ProviderData | null }): InquiryAnswer {
-    if (answer.status === 'not_found') return pageMayStillPay(input.provider) ? 'open' : null;
-    const details = answer.details;
-    if (answer.status === 'captured') {
-      return {
-        result: 'success',
-        responseCode: 'CAPTURED',
-        amount: details.amount || input.provider?.amount,
-        currencyCode: KWD,
-        provider: providerOf(details),
-      };
+  /** What KNET's record means for the attempt (contract §17, §20, §20.1). */
+  private meaning(
+    answer: KnetInquiryAnswer,
+    input: DriverCall & { provider?: ProviderData | null },
+  ): InquiryAnswer {
+    switch (answer.status) {
+      case 'not_found':
+      case 'initiated':
+        // Nothing taken yet: the page may still take it until its time limit, and not after
+        // (K-064 §10 IPAY0100042), when KNET's record saying nothing was taken is final.
+        return pageMayStillPay(input) ? 'open' : null;
+      case 'captured':
+        return {
+          result: 'success',
+          responseCode: 'CAPTURED',
+          amount: answer.details.amount || input.provider?.amount,
+          currencyCode: KWD,
+          provider: providerOf(answer.details),
+        };
+      case 'not_captured': {
+        const state = knetResultState(answer.details.result);
+        // Canceled on KNET's page: nothing was charged and nothing will be on this track.
+        if (CANCELED_STATES.has(state)) return null;
+        if (DECLINED_STATES.has(state)) return declined(answer.details, state);
+        throw new ProviderCallFailed(
+          KNET_PG,
+          `KNET's inquiry answered "${state.slice(0, 40)}", which is not known to be final`,
+          { status: null, code: state.slice(0, 32), retryable: true },
+        );
+      }
     }
-    const result = stateOf(details.result);
-    // Canceled on KNET's page: nothing was charged and nothing will be on this track.
-    if (result === 'CANCELED' || result === 'CANCELLED') return null;
-    return declined(details, result);
   }
 }
 
@@ -263,8 +341,52 @@ function clientFor(call: DriverCall): KnetClient {
       paymentUrl: text('payment_url') || hosts.paymentUrl,
       inquiryUrl: text('inquiry_url') || hosts.inquiryUrl,
     },
-    typeof settings.timeout_ms === 'number' ? { timeoutMs: settings.timeout_ms } : {},
+    { timeoutMs: timeoutMsOf(call) },
   );
+}
+
+/** The gateway's `timeout_ms` (contract §20: a call someone waits on). */
+function timeoutMsOf(call: DriverCall): number {
+  const value = Number(call.settings.timeout_ms);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
+}
+
+/** The gateway's `page_timeout_minutes`, in ms (contract §20.1; default 30 minutes). */
+function pageLimitMs(call: DriverCall): number {
+  const minutes = Number(call.settings.page_timeout_minutes);
+  return (Number.isFinite(minutes) && minutes > 0 ? minutes : KNET_PAGE_TIMEOUT_DEFAULT_MINUTES) * 60_000;
+}
+
+/**
+ * KNET's failure to answer an inquiry as the seam's {@link ProviderCallFailed} (contract §20.1: a
+ * provider's status never becomes ours): retryable for silences, KNET's 429 and 5xx, and its
+ * "try again" codes; not for a refusal (credentials, amount, track) or a request we would not send.
+ */
+function providerFailure(error: unknown): unknown {
+  if (error instanceof KnetTransportError)
+    return new ProviderCallFailed(KNET_PG, error.message, {
+      status: null,
+      code: error.failure,
+      retryable: true,
+    });
+  if (error instanceof KnetAnswerError) {
+    const status = error.httpStatus ?? null;
+    const code = error.errorCode ?? null;
+    const retryable =
+      status !== null
+        ? status === 429 || status >= 500
+        : code !== null
+          ? RETRYABLE_CODES.has(code) || code.startsWith('IPAY02')
+          : !/another track or amount/.test(error.message);
+    return new ProviderCallFailed(KNET_PG, error.message, { status, code, retryable });
+  }
+  if (error instanceof KnetRequestError)
+    return new ProviderCallFailed(KNET_PG, error.message, {
+      status: null,
+      code: 'request',
+      retryable: false,
+    });
+  return error;
 }
 
 /** `REDIRECT=<our return URL>?trackid=<reference>` (and `&cancel=1`), `text/plain` (K-064 §5). */
@@ -298,15 +420,30 @@ function withoutQuery(url: string): string {
   return parsed.toString();
 }
 
-/** Whether KNET's page, opened at `started_at`, may still take the payment. */
-function pageMayStillPay(provider: ProviderData | null | undefined): boolean {
-  const started = Date.parse(provider?.started_at ?? '');
-  return Number.isFinite(started) && Date.now() - started < KNET_PAGE_LIMIT_MS;
+/**
+ * Whether KNET's page may still take the payment: until the attempt's `payable_until` (kept at
+ * start), or `started_at` plus the gateway's page limit for attempts started without it.
+ */
+function pageMayStillPay(call: DriverCall & { provider?: ProviderData | null }): boolean {
+  const until = Date.parse(call.provider?.payable_until ?? '');
+  if (Number.isFinite(until)) return Date.now() < until;
+  const started = Date.parse(call.provider?.started_at ?? '');
+  return Number.isFinite(started) && Date.now() - started < pageLimitMs(call);
 }
 
-/** `FAILURE(NOT CAPTURED)` → `NOT CAPTURED` (the simulator's form of inquiry results). */
-function stateOf(result: string): string {
-  return /^FAILURE\((.*)\)$/.exec(result)?.[1] ?? result;
+/**
+ * What the attempt keeps of a verified result post (K-064 §5: "The Merchant MUST save both
+ * encrypted & plain text response details"; §8 point 6): every decrypted field as JSON
+ * (`result_post`), the `trandata` as posted (`result_trandata`), and KNET's Payment ID, which the
+ * result page shows (§8 point 4).
+ */
+function resultPostOf(message: KnetResultMessage): ProviderData {
+  const kept: ProviderData = {
+    result_post: JSON.stringify(message.fields),
+    result_trandata: message.trandata,
+  };
+  if (message.paymentId) kept.payment_id = message.paymentId;
+  return kept;
 }
 
 function declined(details: KnetTransactionDetails, result: string): ProviderOutcome {

@@ -22,8 +22,9 @@ const captureLogger: KnetClientOptions['logger'] = {
   warn: (message: unknown, ...rest: unknown[]) => void logged.push(JSON.stringify([message, ...rest])),
 };
 
+/** A new track id: 19 characters, KNET's `transid` limit (K-064 §3.5.4), as our reference numbers. */
 function newTrack(): string {
-  return randomBytes(10).toString('hex').toUpperCase();
+  return randomBytes(10).toString('hex').toUpperCase().slice(0, 19);
 }
 
 describe('KNET client against the KNET simulator', () => {
@@ -277,11 +278,105 @@ describe('KNET client against the KNET simulator', () => {
     assert.equal(answer.status, 'not_captured');
 
     const open = await startPayment('4');
-    assert.equal((await client.inquire({ trackId: open.trackId, amount: '4' })).status, 'not_found');
+    for (const form of ['INITIATED', 'FAILURE(INITIATED)']) {
+      sim.initiatedResult = form;
+      const initiated = await client.inquire({ trackId: open.trackId, amount: '4' });
+      assert.equal(initiated.status, 'initiated', form);
+      assert.ok(initiated.status === 'initiated' && /^\d{18}$/.test(initiated.details.paymentId));
+    }
+    sim.initiatedResult = 'INITIATED';
     assert.deepEqual(await client.inquire({ trackId: newTrack(), amount: '4' }), {
       status: 'not_found',
       errorCode: 'IPAY0100263',
     });
+  });
+
+  it('never sends a track id KNET could not take back as transid (over 19 characters)', async () => {
+    const long = `${newTrack()}A`;
+    const before = sim.requests.length;
+    assert.throws(
+      () =>
+        client.paymentRedirect({
+          trackId: long,
+          amount: '1',
+          responseUrl: merchant.responseUrl,
+          errorUrl: merchant.errorUrl,
+        }),
+      KnetRequestError,
+    );
+    await assert.rejects(client.inquire({ trackId: long, amount: '1' }), KnetRequestError);
+    await assert.rejects(client.refund({ trackId: long, amount: '1' }), KnetRequestError);
+    assert.equal(sim.requests.length, before, 'nothing was sent');
+    // What KNET does with one: its error answer, never the transaction (the simulator, K-064 §3.5.4).
+    const answer = await fetch(`${sim.inquiryUrl}?param=tranInit`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/xml' },
+      body: `<id>${terminal.tranportalId}</id><password>${terminal.tranportalPassword}</password><action>8</action><amt>1.000</amt><transid>${long}</transid><trackid>${long}</trackid><udf5>TrackID</udf5>`,
+    });
+    assert.match(await answer.text(), /<result>!ERROR!-IPAY0100233-/);
+  });
+
+  it('reads KNET’s error code on an inquiry it cannot answer now', async () => {
+    const { trackId } = await pay('3');
+    sim.failNext('inquiry', 1, 'error', { code: 'IPAY0200018', trackId });
+    await assert.rejects(client.inquire({ trackId, amount: '3' }), (error: unknown) => {
+      return error instanceof KnetAnswerError && error.errorCode === 'IPAY0200018';
+    });
+    sim.failNext('inquiry', 1, 'http500');
+    await assert.rejects(client.inquire({ trackId, amount: '3' }), (error: unknown) => {
+      return error instanceof KnetAnswerError && error.httpStatus === 500;
+    });
+    assert.equal((await client.inquire({ trackId, amount: '3' })).status, 'captured');
+  });
+
+  it('reads the result posted as bare ciphertext, as KNET’s kit does', async () => {
+    sim.resultPost = 'bare';
+    try {
+      const { trackId, pageUrl } = await startPayment('6');
+      const done = await submitPage(pageUrl, TEST_CARD);
+      assert.equal(done.status, 302, 'KNET read REDIRECT=');
+      const post = sim.paymentByTrack(trackId)!.notifications[0];
+      assert.match(post.body, /^[0-9A-F]+$/);
+      assert.equal(merchant.verdicts.at(-1)!.outcome, 'captured');
+      assert.equal(merchant.verdicts.at(-1)!.message.trackId, trackId);
+      assert.equal(merchant.verdicts.at(-1)!.message.trandata, post.body);
+    } finally {
+      sim.resultPost = 'form';
+    }
+  });
+
+  it('sends a second tab to the errorURL (IPAY0100040) while the first tab still pays', async () => {
+    const { trackId, pageUrl } = await startPayment('2');
+    assert.equal((await fetch(pageUrl)).status, 200);
+    const second = await fetch(pageUrl, { redirect: 'manual' });
+    assert.equal(second.status, 302);
+    const link = new URL(second.headers.get('location') as string);
+    assert.equal(`${link.origin}${link.pathname}`, merchant.errorUrl);
+    assert.equal(link.searchParams.get('Error'), 'IPAY0100040');
+    assert.equal(link.searchParams.get('trackid'), trackId);
+    assert.equal((await client.inquire({ trackId, amount: '2' })).status, 'initiated');
+    const done = await submitPage(pageUrl, TEST_CARD);
+    assert.equal(done.status, 302);
+    assert.equal((await client.inquire({ trackId, amount: '2' })).status, 'captured');
+  });
+
+  it('ends the page at its time limit (IPAY0100042): nothing can be paid, inquiry still says INITIATED', async () => {
+    sim.pageLimitMs = 200;
+    try {
+      const { trackId, pageUrl } = await startPayment('2');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const page = await fetch(pageUrl, { redirect: 'manual' });
+      assert.equal(page.status, 302);
+      assert.equal(new URL(page.headers.get('location') as string).searchParams.get('Error'), 'IPAY0100042');
+      const late = await submitPage(pageUrl, TEST_CARD);
+      assert.equal(late.status, 302);
+      assert.equal(new URL(late.headers.get('location') as string).searchParams.get('Error'), 'IPAY0100042');
+      assert.equal(sim.paymentByTrack(trackId)!.state, 'INITIALIZED');
+      assert.equal(sim.paymentByTrack(trackId)!.notifications.length, 0, 'no result was posted');
+      assert.equal((await client.inquire({ trackId, amount: '2' })).status, 'initiated');
+    } finally {
+      sim.pageLimitMs = 30 * 60_000;
+    }
   });
 
   it('treats an inquiry KNET refuses as an error, not as an answer', async () => {

@@ -22,8 +22,23 @@ import { decryptTrandata, encryptTrandata } from '../../../src/payments/provider
  * CAPTURED, any other expiry → NOT CAPTURED, any 4-digit PIN. Simulator-only: card
  * 8888880000000002 → HOST TIMEOUT.
  *
+ * The edges a merchant meets at KNET (contract §20.1), each from the source cited where it is done:
+ * - tranPipe's `transid` holds at most 19 characters (K-064 §3.5.4 "Trans ID … 19"), and an inquiry
+ *   or refund by track id sends the track id there (§3.5.3's table, §3.7.2): a longer one gets
+ *   KNET's error answer, never the transaction ({@link tranPipe});
+ * - while the customer is still on the page, inquiry answers `INITIATED` ({@link initiatedResult});
+ * - the result is posted as a form (`paymentid`, `trackid`, `trandata`; §3.5.2, §3.6.1's sample) or
+ *   as the bare `trandata` hex, the raw body KNET's own kit reads ({@link resultPost});
+ * - the errorURL link (`?Error=…&ErrorText=…&trackid=…&paymentid=…`) while the page stays open and
+ *   payable: a second tab on the page ({@link page}, `IPAY0100040`), or {@link errorLink};
+ * - a captured payment is reversed when the merchant's answer to the result post is not the line
+ *   `REDIRECT=<url>` within {@link notifyTimeoutMs} (§5, §9.2.1; {@link submit});
+ * - KNET's error answers to an inquiry (`!ERROR!-IPAY…`; {@link failNext} with a code);
+ * - the page's time limit (§10 `IPAY0100042` *Transaction time limit exceeds*; {@link pageLimitMs}).
+ *
  * Test controls: {@link delay}, {@link failNext}, {@link resendNotification},
- * {@link postToResponseUrl} (forged or altered posts), {@link requests}, {@link setState}.
+ * {@link postToResponseUrl} (forged, altered or bare posts), {@link errorLink}, {@link requests},
+ * {@link setState}, {@link ledger} (the money audit).
  */
 
 export interface SimTerminal {
@@ -32,10 +47,15 @@ export interface SimTerminal {
   resourceKey: string;
   /** The acquirer permits refunds (action 2) on this terminal. */
   refunds: boolean;
+  /** This terminal's page time limit, instead of {@link KnetSimulator.pageLimitMs}. */
+  pageLimitMs?: number;
 }
 
 export type SimResult = 'CAPTURED' | 'NOT CAPTURED' | 'CANCELED' | 'HOST TIMEOUT';
-/** INITIALIZED: the customer has not submitted the page; REVERSED: KNET voided it (no merchant ack). */
+/**
+ * INITIALIZED: the customer has not submitted the page (inquiry: {@link KnetSimulator.initiatedResult});
+ * REVERSED: KNET voided it (no merchant ack).
+ */
 export type SimState = 'INITIALIZED' | SimResult | 'REVERSED';
 
 export interface SimRefund {
@@ -62,10 +82,15 @@ export interface SimPayment {
   refunds: SimRefund[];
   /** Every post to the responseURL and what the merchant answered. */
   notifications: SimNotification[];
+  /** When KNET opened the page (the initialization): its time limit runs from here. */
+  openedAt: number;
+  /** How often the page was loaded: a second load is another tab (`IPAY0100040`). */
+  views: number;
 }
 
 export interface SimNotification {
   body: string;
+  contentType: string;
   status: number | null;
   reply: string;
   error?: string;
@@ -83,14 +108,23 @@ export interface SimRequest {
 }
 
 /**
- * `error`: KNET's error answer (`!ERROR!-IPAY0100038-…`, or the errorURL for init);
+ * `error`: KNET's error answer (`!ERROR!-IPAY0100038-…` or the code given, or the errorURL for init);
  * `http500`: an HTTP 500; `drop`: the connection is closed without an answer;
  * `drop_after` (inquiry, refund): the request is carried out, then the answer is lost;
  * `no_notification` (submit): KNET cannot reach the responseURL.
  */
 export type SimFailure = 'error' | 'http500' | 'drop' | 'drop_after' | 'no_notification';
 
+interface SimFailurePlan {
+  count: number;
+  how: SimFailure;
+  code?: string;
+  trackId?: string;
+}
+
 const TEST_CARD = '8888880000000001';
+/** K-064 §3.5.4: "Trans ID … STRING 19 … Y (Refund / Inquiry)". */
+const TRANS_ID_MAX = 19;
 const HOST_TIMEOUT_CARD = '8888880000000002';
 const BANKS = [
   ['KNET1', 'KNET Test Card [KNET1]'],
@@ -105,10 +139,37 @@ export class KnetSimulator {
   readonly payments = new Map<string, SimPayment>();
   /** How long KNET waits for the merchant's `REDIRECT=` line (KNET's own limit is not public). */
   notifyTimeoutMs = 10_000;
+  /**
+   * How long the page takes a payment after the initialization (K-064 §10 `IPAY0100042`
+   * *Transaction time limit exceeds*; KNET does not publish the length). After it the page sends the
+   * customer to the errorURL with `IPAY0100042` and takes nothing; inquiry still answers
+   * {@link initiatedResult}: KNET documents no other record for a page nobody submitted.
+   */
+  pageLimitMs = 30 * 60_000;
+  /**
+   * The inquiry's `result` for a payment whose page is open (nothing submitted yet). The manual is
+   * silent; the public kits read `INITIATED` as "not final" (asciisd/knet
+   * `PaymentResponseHandler::determineStatus` → `PaymentStatus::INITIATED`, one of its
+   * `NEED_MORE_ACTION` states) and strip a `FAILURE(…)` around results
+   * (`AbstractKnetService::normalizeResponse`), so either form may come: `FAILURE(INITIATED)` too.
+   */
+  initiatedResult = 'INITIATED';
+  /**
+   * How the result is posted to the responseURL (K-064 §3.5.2: "a URL Encoded POST"):
+   * - `form`: `paymentid=…&trackid=…&trandata=<hex>` (§3.6.1's sample reads `trandata`,
+   *   `paymentid`, `trackid`, `ErrorText` as request parameters);
+   * - `bare`: the body is the `trandata` hex alone, which is how KNET's own PHP kit reads it
+   *   (srku14/KNET-Payment-Gateway-SDK `GetHandlerResponse.php`: `file_get_contents('php://input')`
+   *   appended as `?trandata=`; alnazer/knet-payment `inti_response()` in "redirection mode", the
+   *   flow KNET requires since September 2023, decrypts `php://input` as it is), with
+   *   {@link barePostContentType}.
+   */
+  resultPost: 'form' | 'bare' = 'form';
+  barePostContentType = 'application/x-www-form-urlencoded';
   readonly terminal: SimTerminal;
   private readonly terminals = new Map<string, SimTerminal>();
   private readonly delays = new Map<SimEndpoint, number>();
-  private readonly failures = new Map<SimEndpoint, { count: number; how: SimFailure }>();
+  private readonly failures = new Map<SimEndpoint, SimFailurePlan>();
 
   private constructor(
     private readonly server: Server,
@@ -152,9 +213,18 @@ export class KnetSimulator {
     this.delays.set(endpoint, ms);
   }
 
-  /** The next `count` requests to `endpoint` fail as `how`. */
-  failNext(endpoint: SimEndpoint, count: number, how: SimFailure): void {
-    this.failures.set(endpoint, { count, how });
+  /**
+   * The next `count` requests to `endpoint` fail as `how`. `code`: KNET's error code of an `error`
+   * answer (default `IPAY0100038` *Unable to process the request*), any K-064 §10 code. `trackId`:
+   * only tranPipe requests about that track (others, e.g. a reconciler's, pass).
+   */
+  failNext(
+    endpoint: SimEndpoint,
+    count: number,
+    how: SimFailure,
+    only: { code?: string; trackId?: string } = {},
+  ): void {
+    this.failures.set(endpoint, { count, how, ...only });
   }
 
   /** The latest payment initialized with `trackId`. */
@@ -174,7 +244,44 @@ export class KnetSimulator {
     const payment = this.mustFind(paymentId);
     const last = payment.notifications[payment.notifications.length - 1];
     if (!last) throw new Error(`No notification was sent for ${paymentId}`);
-    return this.post(payment, last.body);
+    return this.post(payment, last.body, last.contentType);
+  }
+
+  /**
+   * Where KNET sends the customer when it cannot go on (K-064 §5: "KNET will redirect the customer
+   * to the merchant error URL"; §3.5.5 `Error`, `ErrorText`; the sample kit's commented
+   * `GetHandlerResponse.php` forwards `Error`, `ErrorText`, `trackid`, `amt`, `paymentid`). Nothing
+   * in it is encrypted, and it changes nothing at KNET: the page stays open and payable.
+   */
+  errorLink(paymentId: string, code = 'IPAY0100040', text = 'Transaction in progress in another tab/window') {
+    const payment = this.mustFind(paymentId);
+    const target = new URL(payment.errorUrl);
+    for (const [key, value] of Object.entries({
+      Error: code,
+      ErrorText: text,
+      trackid: payment.trackId,
+      amt: payment.amount,
+      paymentid: payment.paymentId,
+    }))
+      target.searchParams.set(key, value);
+    return target.toString();
+  }
+
+  /**
+   * Every payment KNET took and kept (CAPTURED, not reversed), with what was refunded: what a
+   * money audit matches against our transactions (contract §20.1).
+   */
+  ledger(): Array<{ trackId: string; paymentId: string; amount: string; refunded: string }> {
+    return [...this.payments.values()]
+      .filter((p) => p.state === 'CAPTURED')
+      .map((p) => ({
+        trackId: p.trackId,
+        paymentId: p.paymentId,
+        amount: p.amount,
+        refunded: (p.refunds.reduce((sum, r) => sum + Math.round(Number(r.amount) * 1000), 0) / 1000).toFixed(
+          3,
+        ),
+      }));
   }
 
   /**
@@ -184,10 +291,19 @@ export class KnetSimulator {
    */
   async postToResponseUrl(
     paymentId: string,
-    options: { fields?: Record<string, string>; resourceKey?: string; tamper?: boolean; raw?: string } = {},
+    options: {
+      fields?: Record<string, string>;
+      resourceKey?: string;
+      tamper?: boolean;
+      raw?: string;
+      /** Post as the bare hex ({@link resultPost} `bare`) rather than as the form. */
+      bare?: boolean;
+      contentType?: string;
+    } = {},
   ): Promise<SimNotification> {
     const payment = this.mustFind(paymentId);
-    if (options.raw !== undefined) return this.post(payment, options.raw);
+    if (options.raw !== undefined)
+      return this.post(payment, options.raw, options.contentType ?? 'application/x-www-form-urlencoded');
     let trandata = encryptTrandata(
       new URLSearchParams({ ...this.resultFields(payment), ...options.fields }).toString(),
       options.resourceKey ?? payment.terminal.resourceKey,
@@ -196,7 +312,12 @@ export class KnetSimulator {
       const at = trandata.length - 20;
       trandata = trandata.slice(0, at) + (trandata[at] === 'A' ? 'B' : 'A') + trandata.slice(at + 1);
     }
-    return this.post(payment, notificationBody(payment, trandata));
+    const bare = options.bare ?? this.resultPost === 'bare';
+    return this.post(
+      payment,
+      bare ? trandata : notificationBody(payment, trandata),
+      options.contentType ?? (bare ? this.barePostContentType : 'application/x-www-form-urlencoded'),
+    );
   }
 
   async close(): Promise<void> {
@@ -227,7 +348,8 @@ export class KnetSimulator {
 
     const wait = this.delays.get(endpoint) ?? 0;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const failure = this.takeFailure(endpoint);
+    const taken = this.takeFailure(endpoint, body);
+    const failure = taken?.how ?? null;
     if (failure === 'drop') return void req.socket.destroy();
     if (failure === 'http500')
       return send(res, 500, 'text/html', '<html><body>Internal Server Error</body></html>');
@@ -241,15 +363,16 @@ export class KnetSimulator {
         return this.submit(fields, failure, res);
       case 'inquiry':
       case 'refund':
-        return this.tranPipe(body, logged, failure, res);
+        return this.tranPipe(body, logged, failure, taken?.code, res);
     }
   }
 
-  private takeFailure(endpoint: SimEndpoint): SimFailure | null {
+  private takeFailure(endpoint: SimEndpoint, body: string): SimFailurePlan | null {
     const failure = this.failures.get(endpoint);
     if (!failure || failure.count <= 0) return null;
+    if (failure.trackId !== undefined && flatXml(body).trackid !== failure.trackId) return null;
     failure.count -= 1;
-    return failure.how;
+    return failure;
   }
 
   /** Payment initialization (K-064 §3.5.4; error codes from §10). */
@@ -329,17 +452,38 @@ export class KnetSimulator {
       authRespCode: '',
       refunds: [],
       notifications: [],
+      openedAt: Date.now(),
+      views: 0,
     };
     this.payments.set(payment.paymentId, payment);
     return payment;
   }
 
-  private page(paymentId: string, res: ServerResponse, problem = ''): void {
+  /** Whether the page's time limit has passed (K-064 §10 `IPAY0100042`). */
+  private timedOut(payment: SimPayment): boolean {
+    return Date.now() - payment.openedAt > (payment.terminal.pageLimitMs ?? this.pageLimitMs);
+  }
+
+  /**
+   * The hosted page. Past its time limit the customer goes to the errorURL with `IPAY0100042`. A
+   * second load (another tab or window) goes to the errorURL with `IPAY0100040` *Transaction in
+   * progress in another tab/window* (K-064 §10), while the first tab's page still takes the payment.
+   */
+  private page(paymentId: string, res: ServerResponse, problem = '', count = true): void {
     const payment = this.payments.get(paymentId);
     if (!payment || payment.state !== 'INITIALIZED') {
       return send(res, 200, 'text/html; charset=utf-8', errorPage('IPAY0100055', 'Invalid Payment Status'));
     }
+    if (this.timedOut(payment))
+      return this.toErrorUrl(res, payment, 'IPAY0100042', 'Transaction time limit exceeds');
+    if (count && ++payment.views > 1)
+      return this.toErrorUrl(res, payment, 'IPAY0100040', 'Transaction in progress in another tab/window');
     send(res, 200, 'text/html; charset=utf-8', paymentPage(payment, problem));
+  }
+
+  private toErrorUrl(res: ServerResponse, payment: SimPayment, code: string, text: string): void {
+    res.writeHead(302, { Location: this.errorLink(payment.paymentId, code, text) });
+    res.end();
   }
 
   /** The customer's Submit or Cancel on the hosted page. */
@@ -352,15 +496,17 @@ export class KnetSimulator {
     if (!payment || payment.state !== 'INITIALIZED') {
       return send(res, 200, 'text/html; charset=utf-8', errorPage('IPAY0100055', 'Invalid Payment Status'));
     }
+    if (this.timedOut(payment))
+      return this.toErrorUrl(res, payment, 'IPAY0100042', 'Transaction time limit exceeds');
     let result: SimResult;
     if (fields.action === 'cancel') result = 'CANCELED';
     else {
       const card = (fields.cardN ?? '').replace(/\s/g, '');
-      if (!fields.bank) return this.page(payment.paymentId, res, 'Please select your bank.');
+      if (!fields.bank) return this.page(payment.paymentId, res, 'Please select your bank.', false);
       if (!/^\d{16,19}$/.test(card))
-        return this.page(payment.paymentId, res, 'Transaction denied due to invalid card number.');
+        return this.page(payment.paymentId, res, 'Transaction denied due to invalid card number.', false);
       if (!/^\d{4}$/.test(fields.pin ?? ''))
-        return this.page(payment.paymentId, res, 'Card pin number is not present.');
+        return this.page(payment.paymentId, res, 'Card pin number is not present.', false);
       if (card === HOST_TIMEOUT_CARD) result = 'HOST TIMEOUT';
       else result = card === TEST_CARD && fields.expmm === '09' ? 'CAPTURED' : 'NOT CAPTURED';
     }
@@ -369,11 +515,13 @@ export class KnetSimulator {
       new URLSearchParams(this.resultFields(payment)).toString(),
       payment.terminal.resourceKey,
     ).toUpperCase();
-    const body = notificationBody(payment, trandata);
+    const bare = this.resultPost === 'bare';
+    const body = bare ? trandata : notificationBody(payment, trandata);
+    const contentType = bare ? this.barePostContentType : 'application/x-www-form-urlencoded';
     const delivered =
       failure === 'no_notification'
-        ? { body, status: null, reply: '', error: 'not sent (test control)' }
-        : await this.post(payment, body);
+        ? { body, contentType, status: null, reply: '', error: 'not sent (test control)' }
+        : await this.post(payment, body, contentType);
     const location = /^REDIRECT=(\S+)\s*$/.exec(
       delivered.status !== null && delivered.status >= 200 && delivered.status < 300 ? delivered.reply : '',
     )?.[1];
@@ -386,7 +534,13 @@ export class KnetSimulator {
   }
 
   /** Inquiry (action 8) and refund (action 2): K-064 §3.5.3, §3.7.2, §3.7.3. */
-  private tranPipe(body: string, logged: SimRequest, failure: SimFailure | null, res: ServerResponse): void {
+  private tranPipe(
+    body: string,
+    logged: SimRequest,
+    failure: SimFailure | null,
+    code: string | undefined,
+    res: ServerResponse,
+  ): void {
     const x = flatXml(body);
     logged.fields = { ...logged.fields, ...x };
     const answer = (text: string) => {
@@ -399,15 +553,24 @@ export class KnetSimulator {
     if (x.password !== terminal.password) return error('IPAY0100015', 'Invalid tranportal password.');
     if (x.action !== '8' && x.action !== '2') return error('IPAY0100020', 'Invalid action type.');
     if (x.action === '2' && !terminal.refunds) return error('IPAY0100033', 'Terminal action not enabled.');
-    if (failure === 'error') return error('IPAY0100038', 'Unable to process the request.');
+    if (failure === 'error')
+      return error(code ?? 'IPAY0100038', code ? 'Problem occurred.' : 'Unable to process the request.');
+    // K-064 §3.5.4: Trans ID is STRING 19. What KNET answers to a longer one is not documented: an
+    // error (§10 IPAY0100233 *Invalid original transaction id*), never the transaction.
+    if ((x.transid ?? x.transId ?? '').length > TRANS_ID_MAX)
+      return error('IPAY0100233', 'Invalid original transaction id.');
     const payment = this.findOriginal(terminal, x);
-    if (!payment || payment.state === 'INITIALIZED')
-      return error('IPAY0100263', 'Transaction details not available.');
+    if (!payment) return error('IPAY0100263', 'Transaction details not available.');
     if (!/^\d{1,6}\.\d{3}$/.test(x.amt ?? '')) return error('IPAY0100024', 'Invalid amount.');
     if (x.action === '8') {
       if (Number(x.amt) !== Number(payment.amount))
         return error('IPAY0100025', 'Invalid amount or currency.');
-      const result = payment.state === 'CAPTURED' ? 'SUCCESS' : `FAILURE(${payment.state})`;
+      const result =
+        payment.state === 'CAPTURED'
+          ? 'SUCCESS'
+          : payment.state === 'INITIALIZED'
+            ? this.initiatedResult
+            : `FAILURE(${payment.state})`;
       return answer(xml([['result', result], ...this.detailFields(payment, x.udf5 ?? '')]));
     }
     if (payment.state !== 'CAPTURED')
@@ -499,8 +662,8 @@ export class KnetSimulator {
   }
 
   /** KNET's server-to-server post to the responseURL, and the merchant's answer. */
-  private post(payment: SimPayment, body: string): Promise<SimNotification> {
-    const record: SimNotification = { body, status: null, reply: '' };
+  private post(payment: SimPayment, body: string, contentType: string): Promise<SimNotification> {
+    const record: SimNotification = { body, contentType, status: null, reply: '' };
     payment.notifications.push(record);
     return new Promise<SimNotification>((resolve) => {
       const done = (error?: string) => {
@@ -511,10 +674,7 @@ export class KnetSimulator {
         payment.responseUrl,
         {
           method: 'POST',
-          headers: {
-            'Content-Type': 'application/x-www-form-urlencoded',
-            'Content-Length': Buffer.byteLength(body),
-          },
+          headers: { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) },
           timeout: this.notifyTimeoutMs,
         },
         (response) => {

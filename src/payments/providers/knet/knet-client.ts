@@ -75,7 +75,10 @@ export interface KnetCallOptions {
 }
 
 export interface KnetPaymentInput {
-  /** Our reference of the attempt: alphanumeric, ≤ 40, unique per initialization. */
+  /**
+   * Our reference of the attempt: alphanumeric, unique per initialization, at most 19 characters
+   * (KNET's `transid` limit, which inquiry and refund by track id need; `TRACK_ID_MAX`).
+   */
   trackId: string;
   /** KWD, at most three decimals. */
   amount: string;
@@ -116,6 +119,8 @@ export interface KnetResultMessage extends KnetTransactionDetails {
   avr: string;
   /** Every decrypted field, to store with the attempt (K-064 §5: keep the plain-text response). */
   fields: Record<string, string>;
+  /** The `trandata` hex as posted, which decrypted to `fields` (K-064 §5: keep the encrypted one too). */
+  trandata: string;
 }
 
 /** What a post to the response URL holds. */
@@ -148,6 +153,12 @@ export interface KnetExpectation {
 
 export type KnetInquiryAnswer =
   | { status: 'captured'; details: KnetTransactionDetails }
+  /**
+   * `INITIATED` (or `FAILURE(INITIATED)`): KNET opened the page and nothing was submitted yet. Not
+   * final: the page may still take the payment until its time limit (docs/gateways/knet.md).
+   */
+  | { status: 'initiated'; details: KnetTransactionDetails }
+  /** Any other result: `details.result` says which (`knetResultState` reads it). */
   | { status: 'not_captured'; details: KnetTransactionDetails }
   /** KNET has no transaction for the track: nothing was charged (yet: see docs/gateways/knet.md). */
   | { status: 'not_found'; errorCode: string };
@@ -167,11 +178,15 @@ export class KnetUnverifiedError extends Error {
   }
 }
 
-/** KNET answered, but with an error or with something we cannot read. */
+/**
+ * KNET answered, but with an error (`!ERROR!-<code>-…`, `errorCode`), an HTTP status other than 200
+ * (`httpStatus`), or something we cannot read.
+ */
 export class KnetAnswerError extends Error {
   constructor(
     message: string,
     readonly errorCode?: string,
+    readonly httpStatus?: number,
   ) {
     super(message);
     this.name = 'KnetAnswerError';
@@ -185,6 +200,11 @@ export { KnetRequestError } from './knet-messages';
 const ERROR_RESULT = /^!ERROR!-([A-Z0-9]+)-(.*)$/s;
 /** KNET's "no such transaction" (K-064 §10 IPAY0100263 "Transaction details not available"). */
 const NOT_FOUND_CODE = 'IPAY0100263';
+/**
+ * The inquiry's word for a page opened and not submitted (the public kits: asciisd/knet
+ * `PaymentResponseHandler::determineStatus` maps it to its pending `PaymentStatus::INITIATED`).
+ */
+const INITIATED = 'INITIATED';
 const DEFAULT_TIMEOUT_MS = 8000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const HEX_ONLY = /^\s*[0-9a-fA-F]+\s*$/;
@@ -237,7 +257,11 @@ export class KnetClient {
   /**
    * Reads a post to the response URL (K-064 §5): decrypts `trandata` with the resource key. The
    * plain `paymentid`/`trackid` fields next to it are ignored; only the decrypted ones count.
-   * A bare hex body (no `trandata=`) is read as `trandata` too.
+   * A bare hex body (no `trandata=`) is read as `trandata` too: that is how KNET's own PHP kit reads
+   * the post (srku14/KNET-Payment-Gateway-SDK `GetHandlerResponse.php` forwards
+   * `file_get_contents('php://input')` as `trandata`; alnazer/knet-payment decrypts `php://input`
+   * as it is in the flow KNET requires since September 2023; asciisd/knet
+   * `KnetResponseService::decryptAndParse` takes a raw hex body as `trandata`).
    */
   openResult(post: KnetPost): KnetPostContent {
     const fields = postFields(post);
@@ -265,7 +289,7 @@ export class KnetClient {
     if (!values.result || !values.trackid || !values.amt) {
       throw new KnetUnverifiedError('decrypted trandata lacks result, trackid or amt');
     }
-    return { kind: 'result', message: resultMessage(values) };
+    return { kind: 'result', message: { ...resultMessage(values), trandata: trandata.trim() } };
   }
 
   /**
@@ -311,7 +335,9 @@ export class KnetClient {
     }
     const details = this.matchingDetails(fields, input);
     const captured = details.result === 'SUCCESS' || details.result === 'CAPTURED'; // K-064 §3.5.5
-    return { status: captured ? 'captured' : 'not_captured', details };
+    if (captured) return { status: 'captured', details };
+    if (knetResultState(details.result) === INITIATED) return { status: 'initiated', details };
+    return { status: 'not_captured', details };
   }
 
   /**
@@ -363,7 +389,11 @@ export class KnetClient {
         `KNET ${call} answered`,
       );
       if (answer.status !== 200)
-        throw new KnetAnswerError(`KNET answered the ${call} with HTTP ${answer.status}`);
+        throw new KnetAnswerError(
+          `KNET answered the ${call} with HTTP ${answer.status}`,
+          undefined,
+          answer.status,
+        );
       if (!fields.result) throw new KnetAnswerError(`KNET's ${call} answer has no result`);
       return fields;
     } catch (error) {
@@ -402,7 +432,7 @@ function udfsOf(values: Record<string, string>): KnetUdfs {
   return Object.fromEntries(UDF_NAMES.map((name) => [name, values[name] ?? '']));
 }
 
-function resultMessage(values: Record<string, string>): KnetResultMessage {
+function resultMessage(values: Record<string, string>): Omit<KnetResultMessage, 'trandata'> {
   return {
     ...transactionDetails(values),
     result: values.result,
@@ -437,6 +467,15 @@ function transactionDetails(fields: Record<string, string>): KnetTransactionDeta
     ]),
   ) as Omit<KnetTransactionDetails, 'udfs'>;
   return { ...details, udfs: udfsOf(fields) };
+}
+
+/**
+ * The state a result names: `FAILURE(NOT CAPTURED)` → `NOT CAPTURED`. K-064 §3.5.5 answers an
+ * inquiry with `SUCCESS`/`CAPTURED` or `FAILURE`/`SUSPECTED`; the public kits find the state inside
+ * `FAILURE(…)` (asciisd/knet `AbstractKnetService::normalizeResponse`).
+ */
+export function knetResultState(result: string): string {
+  return (/^FAILURE\((.*)\)$/s.exec(result.trim())?.[1] ?? result).trim().toUpperCase();
 }
 
 /** K-064 §3.5.5's results of a payment; anything else is left to inquiry. */

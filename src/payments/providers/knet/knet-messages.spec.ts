@@ -29,9 +29,10 @@ describe('KNET message formats', () => {
     assert.ok(!sameAmount('x', '1'));
   });
 
-  it('accepts only alphanumeric track IDs of at most 40', () => {
+  it('accepts only alphanumeric track IDs of at most 19, KNET’s transid limit (K-064 §3.5.4)', () => {
     assert.equal(checkTrackId('A1B2C3'), 'A1B2C3');
-    for (const bad of ['', 'a-b', 'a.b', 'a=b', 'x'.repeat(41)])
+    assert.equal(checkTrackId('X'.repeat(19)), 'X'.repeat(19));
+    for (const bad of ['', 'a-b', 'a.b', 'a=b', 'x'.repeat(20), 'x'.repeat(41)])
       assert.throws(() => checkTrackId(bad), KnetRequestError);
   });
 

@@ -29,8 +29,15 @@ export class KnetRequestError extends Error {
   }
 }
 
-/** Track ID: alphanumeric, at most 40 (K-064 §3.5.4 "Track ID"; §9.1.1 lists `-=[]/?.` as refused). */
-const TRACK_ID = /^[A-Za-z0-9]{1,40}$/;
+/**
+ * The longest track ID we send: 19. K-064 §3.5.4 allows 40 alphanumerics for "Track ID", but an
+ * inquiry or a refund by track id sends it again as `transid` (§3.5.3's table: "Track ID | Original
+ * TrackId | TrackID"; §3.7.2), which §3.5.4 limits to 19 ("Trans ID … STRING 19 … Refund /
+ * Inquiry"). A longer track could be paid at KNET but never asked about nor refunded.
+ */
+export const TRACK_ID_MAX = 19;
+/** Track ID: alphanumeric (K-064 §3.5.4 "Track ID"; §9.1.1 lists `-=[]/?.` as refused), ≤ 19. */
+const TRACK_ID = new RegExp(`^[A-Za-z0-9]{1,${TRACK_ID_MAX}}$`);
 /**
  * UDF values: KNET refuses `@` and `/` (K-064 §9.1.1) and its sample kit a longer list of
  * punctuation and line breaks; `&` and `=` would break the `key=value&…` text. We allow letters,
@@ -41,7 +48,10 @@ const UDF_VALUE = /^[A-Za-z0-9 ._-]{0,255}$/;
 const MAX_AMOUNT_LENGTH = 10;
 
 export function checkTrackId(trackId: string): string {
-  if (!TRACK_ID.test(trackId)) throw new KnetRequestError('The track ID must be 1 to 40 letters or digits');
+  if (!TRACK_ID.test(trackId))
+    throw new KnetRequestError(
+      `The track ID must be 1 to ${TRACK_ID_MAX} letters or digits (KNET's transid limit, K-064 §3.5.4)`,
+    );
   return trackId;
 }
 
