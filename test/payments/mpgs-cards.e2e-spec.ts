@@ -8,7 +8,14 @@ import { MpgsSimulator } from '../providers/mpgs/mpgs-simulator';
 import { seedBasics, type Seeded } from '../setup/fixtures';
 import { gatewayTokenOf as savedGatewayToken, listCards, seedSavingGateways } from './saved-card-helpers';
 import { startApp, type TestApp } from '../setup/test-app';
-import { attemptsOf, MPGS_CARDS, mpgsSessionOf, mpgsSettings, seedMpgsGateways } from './mpgs-helpers';
+import {
+  assertMoneyAudit,
+  attemptsOf,
+  MPGS_CARDS,
+  mpgsSessionOf,
+  mpgsSettings,
+  seedMpgsGateways,
+} from './mpgs-helpers';
 
 const AUTO_DEBIT = '/b/pbl/v2/auto-debit/';
 /** An `mpgs` gateway that saves cards (contract §15, §20), and one that authorizes only. */
@@ -38,8 +45,10 @@ describe('MPGS saved cards: save on the Hosted Payment Page, charge the token', 
   let d: TransactionDriver;
   let sim: MpgsSimulator;
   let ds: DataSource;
+  let since: string;
 
   before(async () => {
+    since = new Date(Date.now() - 1000).toISOString();
     sim = await new MpgsSimulator().start();
     t = await startApp({
       env: { PAYMENT_RECONCILE_SECONDS: '1', PAYMENT_ATTEMPT_TIMEOUT_SECONDS: '2' },
@@ -270,5 +279,58 @@ describe('MPGS saved cards: save on the Hosted Payment Page, charge the token', 
     assert.equal(body.sourceOfFunds.token, mpgsToken);
     assert.equal(body.transaction.source, 'INTERNET');
     assert.equal(body.sourceOfFunds.provided?.card?.storedOnFile, 'STORED');
+  });
+
+  it('credential on file: the session that saves the card marks its payment TO_BE_STORED (the first of a stored card)', async () => {
+    const picked = await toMpgs('cust-cof', { save: true });
+    const initiated = sim.requestsFor('INITIATE_CHECKOUT').at(-1)!.body as Record<string, unknown>;
+    assert.deepEqual(initiated.sourceOfFunds, { provided: { card: { storedOnFile: 'TO_BE_STORED' } } });
+    assert.equal(await payOnMpgs(picked), 'paid');
+    const payment = sim.order(picked.reference)!.transactions.find((x) => x.type === 'PAYMENT');
+    assert.equal(payment?.storedOnFile, 'TO_BE_STORED');
+    const oneOff = await toMpgs('cust-cof-none');
+    const plain = sim.requestsFor('INITIATE_CHECKOUT').at(-1)!.body as Record<string, unknown>;
+    assert.equal(plain.sourceOfFunds, undefined, 'a one-off payment stores nothing');
+    assert.equal(await payOnMpgs(oneOff), 'paid');
+  });
+
+  it('credential on file: an auto-debit agreement goes with the first payment on the page and with every merchant-initiated charge', async () => {
+    const agreement = { id: 'agr-mpgs-7', type: 'recurring' };
+    // payment_type auto_debit saves without asking: picking MPGS goes straight to its page.
+    const created = await d.create({
+      pg_codes: [SAVING],
+      customer_id: 'cust-agr',
+      payment_type: 'auto_debit',
+      agreement,
+    });
+    const firstId = String(created.session_id);
+    const picked = await get(`/b/checkout/pay/${SAVING}?session_id=${firstId}`);
+    assert.equal(picked.status, 200);
+    const session = /data-session-id="([^"]+)"/.exec(await picked.text())?.[1] ?? '';
+    const first = { id: firstId, session };
+    const initiated = sim.requestsFor('INITIATE_CHECKOUT').at(-1)!.body as Record<string, unknown>;
+    assert.deepEqual(initiated.sourceOfFunds, { provided: { card: { storedOnFile: 'TO_BE_STORED' } } });
+    assert.deepEqual(initiated.agreement, { id: 'agr-mpgs-7', type: 'RECURRING' });
+    assert.equal(await payOnMpgs(first), 'paid');
+    const [card] = await cardsOf('cust-agr');
+    assert.ok(card, 'the card is saved');
+    const tx = await d.create({
+      pg_codes: [SAVING],
+      customer_id: 'cust-agr',
+      payment_type: 'auto_debit',
+      agreement,
+      amount: '9.000',
+    });
+    const res = await autoDebit(String(tx.session_id), card.token).expect(200);
+    assert.equal(res.body.result, 'success');
+    const body = sim.requestsFor('PAY').at(-1)!.body as PayBody & { agreement?: unknown };
+    assert.equal(body.transaction.source, 'MERCHANT');
+    assert.equal(body.sourceOfFunds.provided?.card?.storedOnFile, 'STORED');
+    assert.deepEqual(body.agreement, { id: 'agr-mpgs-7', type: 'RECURRING' });
+  });
+
+  it('money audit: every MPGS charge is one paid transaction, and reconciliation reports no mismatch', async () => {
+    await sim.notifier.settled();
+    await assertMoneyAudit(t, ds, sim, since);
   });
 });

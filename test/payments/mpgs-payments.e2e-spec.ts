@@ -9,7 +9,16 @@ import { MpgsDriver } from '../../src/payments/drivers/mpgs-driver';
 import { MpgsSimulator } from '../providers/mpgs/mpgs-simulator';
 import { seedBasics, type Seeded } from '../setup/fixtures';
 import { startApp, type TestApp } from '../setup/test-app';
-import { attemptsOf, MPGS_CARDS, mpgsSessionOf, mpgsSettings, seedMpgsGateways } from './mpgs-helpers';
+import {
+  assertMoneyAudit,
+  attemptsOf,
+  endMpgsSession,
+  MPGS_CARDS,
+  mpgsAttemptsOf,
+  mpgsSessionOf,
+  mpgsSettings,
+  seedMpgsGateways,
+} from './mpgs-helpers';
 
 const INQUIRY = '/b/pbl/v2/inquiry/';
 
@@ -26,8 +35,10 @@ describe('MPGS driver: pay, return, notify, operate', () => {
   let d: TransactionDriver;
   let sim: MpgsSimulator;
   let ds: DataSource;
+  let since: string;
 
   before(async () => {
+    since = new Date(Date.now() - 1000).toISOString();
     sim = await new MpgsSimulator().start();
     t = await startApp({
       env: { PAYMENT_RECONCILE_SECONDS: '1', PAYMENT_ATTEMPT_TIMEOUT_SECONDS: '2' },
@@ -83,10 +94,11 @@ describe('MPGS driver: pay, return, notify, operate', () => {
     assert.equal(res.status, 303);
     return res.headers.get('location')!;
   }
-  /** The customer cancels: no open session is left for the reconciler to keep asking about. */
-  const leave = async (session: string) => {
-    assert.equal((await comeBack(await cancelOnHostedPage(session))).status, 303);
-  };
+  /**
+   * The attempt's checkout session is over (expired at MPGS, and past what the driver stored of it):
+   * no session that may still pay is left for the reconciler to keep asking about.
+   */
+  const close = (reference: string) => endMpgsSession(ds, sim, reference);
 
   it('picking MPGS claims the transaction and serves our page for a session of the stored amount, under a strict CSP', async () => {
     const { id, reference, session, page, res } = await pick();
@@ -135,14 +147,15 @@ describe('MPGS driver: pay, return, notify, operate', () => {
     assert.equal(again.status, 200);
     assert.match(await again.text(), new RegExp(`data-session-id="${session}"`));
     assert.equal((await attemptsOf(ds, id)).length, 1);
-    await leave(session);
+    await close(reference);
   });
 
-  it('a session older than MPGS usually keeps one is not handed out again: picking MPGS again starts a new one', async () => {
+  it('a session older than MPGS usually keeps one is not handed out again: picking MPGS again starts a new one, the old one watched', async () => {
     const { id, reference, session } = await pick();
     const [attempt] = await attemptsOf(ds, id);
     const provider = JSON.parse(attempt.provider_data ?? '{}') as Record<string, string>;
     assert.ok(Date.parse(provider.resume_until) > Date.now());
+    assert.ok(Date.parse(provider.payable_until) > Date.parse(provider.resume_until));
     await ds.query('UPDATE payment_attempts SET provider_data = ? WHERE reference_number = ?', [
       JSON.stringify({ ...provider, resume_until: new Date(Date.now() - 1000).toISOString() }),
       reference,
@@ -150,10 +163,13 @@ describe('MPGS driver: pay, return, notify, operate', () => {
     const again = await get(`/b/checkout/pay/mpgs?session_id=${id}`);
     assert.equal(again.status, 200);
     assert.doesNotMatch(await again.text(), new RegExp(session));
-    const attempts = await attemptsOf(ds, id);
+    const attempts = await mpgsAttemptsOf(ds, id);
     assert.equal(attempts.length, 2);
-    assert.notEqual(attempts[0].settled_at, null, 'the old attempt was ended (MPGS has no order for it)');
-    await leave(mpgsSessionOf(attempts[1]).session_id);
+    assert.equal(attempts[0].settled_at, null, 'MPGS cannot end the old session: it is watched, not closed');
+    assert.notEqual(attempts[0].left_at, null);
+    assert.equal(attempts[0].attempt_in_flight, attempts[1].reference_number);
+    await close(reference);
+    await close(attempts[1].reference_number);
   });
 
   it('pays: the return with a matching resultIndicator settles once; notifications after it change nothing', async () => {
@@ -206,39 +222,50 @@ describe('MPGS driver: pay, return, notify, operate', () => {
     assert.deepEqual(await eventsOf(id), ['created', 'paid']);
   });
 
-  it('a declined card: the order says FAILED, the attempt is declined and the transaction payable again', async () => {
-    const { id, session } = await pick();
-    const back = await comeBack(pay(session, MPGS_CARDS.declined));
-    assert.equal(back.status, 200);
-    assert.equal(await stateOf(id), 'failed');
-    const [attempt] = await attemptsOf(ds, id);
-    assert.equal(attempt.result, 'declined');
-    assert.equal(attempt.response_code, 'DECLINED');
+  it('a declined card: failed at once, but not final while the payer may retry on the page; final once the session is over', async () => {
+    const { id, reference, session } = await pick();
+    assert.equal(
+      pay(session, MPGS_CARDS.declined),
+      `${sim.url}/checkout/pay/${session}`,
+      'still on MPGS’s page',
+    );
     await sim.notifier.settled();
+    assert.equal(await stateOf(id), 'failed');
     assert.deepEqual(await eventsOf(id), ['created', 'failed']);
-    // and it can be paid again, through a new session
-    const again = await get(`/b/checkout/pay/mpgs?session_id=${id}`);
-    assert.equal(again.status, 200);
-    assert.doesNotMatch(await again.text(), new RegExp(session));
-    const attempts = await attemptsOf(ds, id);
-    assert.equal(attempts.length, 2);
-    await leave(mpgsSessionOf(attempts[1]).session_id);
+    let [attempt] = await mpgsAttemptsOf(ds, id);
+    assert.equal(attempt.settled_at, null, 'watched: the session may still take the payment');
+    // The session ends: the decline is final, and nothing more is said to the merchant.
+    await close(reference);
+    const res = await t.http().post(INQUIRY).set('Authorization', s.apiKey).send({ session_id: id });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await eventually(
+      async () => {
+        [attempt] = await mpgsAttemptsOf(ds, id);
+        return attempt.settled_at !== null ? true : undefined;
+      },
+      15_000,
+      'the attempt closed',
+    );
+    // Closed with MPGS's decline code and no transition (the merchant was told `failed` already).
+    assert.notEqual(attempt.result, 'success');
+    assert.equal(attempt.response_code, 'DECLINED');
+    assert.equal(await stateOf(id), 'failed');
+    assert.deepEqual(await eventsOf(id), ['created', 'failed']);
   });
 
-  it('cancel on the hosted page: back on the checkout page, still payable, through a new session', async () => {
-    const { id, session } = await pick();
+  it('cancel on the hosted page: back on the checkout page, still payable; picking MPGS again goes back to the same session', async () => {
+    const { id, reference, session } = await pick();
     const back = await comeBack(await cancelOnHostedPage(session));
     assert.equal(back.status, 303);
     assert.equal(back.headers.get('location'), `/b/checkout/txn/${id}`);
     assert.equal(await stateOf(id), 'created');
-    const [attempt] = await attemptsOf(ds, id);
-    assert.notEqual(attempt.settled_at, null);
+    const [attempt] = await mpgsAttemptsOf(ds, id);
+    assert.equal(attempt.settled_at, null, 'MPGS keeps the session: the attempt is watched');
     const again = await get(`/b/checkout/pay/mpgs?session_id=${id}`);
     assert.equal(again.status, 200);
-    assert.doesNotMatch(await again.text(), new RegExp(session));
-    const attempts = await attemptsOf(ds, id);
-    assert.equal(attempts.length, 2);
-    await leave(mpgsSessionOf(attempts[1]).session_id);
+    assert.match(await again.text(), new RegExp(`data-session-id="${session}"`));
+    assert.equal((await attemptsOf(ds, id)).length, 1);
+    await close(reference);
   });
 
   it('a forged notification (wrong or missing secret, or a gateway without one) is refused with 400 and changes nothing', async () => {
@@ -438,10 +465,12 @@ describe('MPGS driver: pay, return, notify, operate', () => {
 
   it('MPGS too slow on the return: the page that reloads itself, then the reconciler settles it', async () => {
     sim.notifier.controls.mode = 'drop';
+    let release = () => {};
     try {
       const { id, reference, session } = await pick();
       const returnUrl = pay(session);
-      sim.delayAnswers(3000);
+      // MPGS stops answering order lookups (sockets open) while the customer comes back ...
+      release = sim.hang('RETRIEVE_ORDER');
       const back = await comeBack(returnUrl);
       assert.equal(back.status, 200);
       assert.equal(back.headers.get('refresh'), '3');
@@ -449,15 +478,21 @@ describe('MPGS driver: pay, return, notify, operate', () => {
       assert.match(page, /data-testid="confirming"/);
       assert.match(page, new RegExp(reference));
       assert.equal(await stateOf(id), 'created');
+      // ... then answers again: the reconciler's lookup (which waits longer) settles it.
+      release();
       await eventually(async () => ((await stateOf(id)) === 'paid' ? true : undefined), 15_000, 'paid');
-      sim.delayAnswers(0, 0);
       const reload = await comeBack(returnUrl);
       assert.equal(reload.status, 200);
       assert.equal(reload.headers.get('refresh'), null);
       assert.deepEqual(await eventsOf(id), ['created', 'paid']);
     } finally {
-      sim.delayAnswers(0, 0);
+      release();
       sim.notifier.controls.mode = 'send';
     }
+  });
+
+  it('money audit: every MPGS charge is one paid transaction, and reconciliation reports no mismatch', async () => {
+    await sim.notifier.settled();
+    await assertMoneyAudit(t, ds, sim, since);
   });
 });

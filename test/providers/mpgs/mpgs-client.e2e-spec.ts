@@ -198,16 +198,11 @@ describe('MPGS client against the MPGS simulator', () => {
     assert.equal(single.transaction.amount, '12.345');
   });
 
-  it('a declined card (expiry 05/39): the indicator does not match and the order is FAILED with gatewayCode DECLINED', async () => {
+  it('a declined card (expiry 05/39): the payer stays on the page, the order is FAILED with gatewayCode DECLINED', async () => {
     const input = checkout();
     const session = await client.initiateCheckout(input);
-    const back = new URL(
-      sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '05/39' }),
-    );
-    assert.equal(
-      MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator),
-      false,
-    );
+    const next = sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '05/39' });
+    assert.equal(next, `${sim.url}/checkout/pay/${session.sessionId}`, 'still on the hosted page');
     const order = await client.retrieveOrder(input.orderId);
     assert.equal(order.status, 'FAILED');
     assert.equal(order.transaction?.[0].result, 'FAILURE');
@@ -274,16 +269,62 @@ describe('MPGS client against the MPGS simulator', () => {
     });
   });
 
-  it('a PUT repeated with the same transaction id creates one transaction', async () => {
+  it('a PUT repeating a transaction id is refused (MPGS does not promise the first outcome); the first transaction stands', async () => {
     const input = checkout({ operation: 'AUTHORIZE' });
     const session = await client.initiateCheckout(input);
     sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '01/39' });
     const first = await client.capture(input.orderId, 'cap-same', '10.5', 'KWD', 3);
-    const again = await client.capture(input.orderId, 'cap-same', '10.5', 'KWD', 3);
-    assert.equal(again.transaction.id, first.transaction.id);
+    assert.equal(first.result, 'SUCCESS');
+    const again = await rejection(client.capture(input.orderId, 'cap-same', '10.5', 'KWD', 3));
+    assert.ok(again instanceof MpgsApiError);
+    assert.equal(again.status, 400);
+    assert.equal(again.field, 'transaction.id');
     const order = await client.retrieveOrder(input.orderId);
     assert.equal(order.transaction?.filter((t) => t.transaction.type === 'CAPTURE').length, 1);
     assert.equal(order.totalCapturedAmount, '10.5');
+  });
+
+  it('a transaction operation whose answer is lost after it was sent is not sent again: the caller retrieves the order', async () => {
+    const input = checkout({ operation: 'AUTHORIZE' });
+    const session = await client.initiateCheckout(input);
+    sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '01/39' });
+    const captures = sim.requestsFor('CAPTURE').length;
+    sim.loseAnswers(1, 'CAPTURE');
+    const lost = await rejection(client.capture(input.orderId, 'cap-lost', '4', 'KWD', 3));
+    assert.ok(lost instanceof MpgsTransportError);
+    assert.equal(lost.sent, true);
+    assert.equal(sim.requestsFor('CAPTURE').length, captures + 1, 'sent once');
+    const order = await client.retrieveOrder(input.orderId);
+    const capture = order.transaction?.find((t) => t.transaction.id === 'cap-lost');
+    assert.equal(capture?.result, 'SUCCESS', 'MPGS did it; its order says so');
+    assert.equal(order.totalCapturedAmount, '4');
+  });
+
+  it('a shared deadline cuts the call short of timeout_ms', async () => {
+    sim.delayAnswers(2000, 1);
+    const started = Date.now();
+    const error = await rejection(client.retrieveOrder('slow-deadline', { deadline: Date.now() + 300 }));
+    const took = Date.now() - started;
+    assert.ok(error instanceof MpgsTransportError);
+    assert.equal(error.kind, 'timeout');
+    assert.ok(took >= 250 && took < 1000, `took ${took} ms`);
+  });
+
+  it('INITIATE CHECKOUT of a card to be saved carries storedOnFile TO_BE_STORED and the agreement; the page payment records them', async () => {
+    const input = checkout({
+      storedOnFile: 'TO_BE_STORED',
+      agreement: { id: 'agr-first', type: 'UNSCHEDULED' },
+    });
+    const session = await client.initiateCheckout(input);
+    const sent = sim.requestsFor('INITIATE_CHECKOUT').at(-1)?.body as Record<string, unknown>;
+    assert.deepEqual(sent.sourceOfFunds, { provided: { card: { storedOnFile: 'TO_BE_STORED' } } });
+    assert.deepEqual(sent.agreement, { id: 'agr-first', type: 'UNSCHEDULED' });
+    sim.payOnHostedPage(session.sessionId, { number: '5123450000000008', expiry: '01/39' });
+    const order = await client.retrieveOrder(input.orderId);
+    const payment = order.transaction?.[0] as unknown as {
+      sourceOfFunds: { provided: { card: { storedOnFile: string } } };
+    };
+    assert.equal(payment.sourceOfFunds.provided.card.storedOnFile, 'TO_BE_STORED');
   });
 
   it('SERVER_BUSY: a transaction operation is sent again and succeeds; INITIATE CHECKOUT (a POST) is not', async () => {
@@ -392,7 +433,7 @@ describe('MPGS client against the MPGS simulator', () => {
       currency: 'KWD',
       digits: 3,
       token: saved.token,
-      agreementId: 'agr-1',
+      agreement: { id: 'agr-1', type: 'RECURRING' },
     });
     assert.equal(paid.result, 'SUCCESS');
     assert.equal(paid.order.status, 'CAPTURED');
@@ -402,7 +443,7 @@ describe('MPGS client against the MPGS simulator', () => {
       order: { amount: '3.250', currency: 'KWD' },
       sourceOfFunds: { type: 'CARD', token: saved.token, provided: { card: { storedOnFile: 'STORED' } } },
       transaction: { source: 'MERCHANT' },
-      agreement: { id: 'agr-1', type: 'UNSCHEDULED' },
+      agreement: { id: 'agr-1', type: 'RECURRING' },
     });
     // The cardholder on our page: a CIT, with the security code when one was typed, no agreement.
     const present = await client.payWithToken({
@@ -412,7 +453,7 @@ describe('MPGS client against the MPGS simulator', () => {
       currency: 'KWD',
       digits: 3,
       token: saved.token,
-      agreementId: 'agr-1',
+      agreement: { id: 'agr-1', type: 'RECURRING' },
       cardholder: { securityCode: '100' },
     });
     assert.equal(present.transaction.source, 'INTERNET');

@@ -157,21 +157,27 @@ describe('MPGS Hosted Checkout round trip in a real browser (Debian chromium)', 
     }
   });
 
-  it('declines (expiry 05/39): back at the shop with an indicator that does not match; the order is FAILED', async () => {
+  it('declines (expiry 05/39): the payer stays on the hosted page, told so, and pays with another try', async () => {
     const { page, problems, close } = await newPage();
     try {
       const { orderId, session } = await openHostedPage(page, 'AUTHORIZE');
       await fillCard(page, '5123450000000008', '05/39');
       await page.getByRole('button', { name: 'Pay' }).click();
+      await page.getByRole('alert').waitFor();
+      assert.match((await page.getByRole('alert').textContent()) ?? '', /declined\. Try again/);
+      assert.equal(new URL(page.url()).origin, sim.url, 'still on the hosted page');
+      const order = await client.retrieveOrder(orderId);
+      assert.equal(order.status, 'FAILED');
+      assert.equal(order.transaction?.[0].response?.gatewayCode, 'DECLINED');
+      await fillCard(page, '5123450000000008', '01/39');
+      await page.getByRole('button', { name: 'Pay' }).click();
       await page.waitForURL(`${shop.url}/return?**`);
       const back = new URL(page.url());
       assert.equal(
         MpgsClient.resultIndicatorMatches(back.searchParams.get('resultIndicator'), session.successIndicator),
-        false,
+        true,
       );
-      const order = await client.retrieveOrder(orderId);
-      assert.equal(order.status, 'FAILED');
-      assert.equal(order.transaction?.[0].response?.gatewayCode, 'DECLINED');
+      assert.equal((await client.retrieveOrder(orderId)).status, 'AUTHORIZED');
       assert.deepEqual(problems, []);
     } finally {
       await close();

@@ -13,7 +13,7 @@ export interface SimTransaction {
   id: string;
   apiOperation: string;
   type: string;
-  result: 'SUCCESS' | 'FAILURE' | 'UNKNOWN';
+  result: 'SUCCESS' | 'FAILURE' | 'UNKNOWN' | 'PENDING';
   gatewayCode: string;
   amount: string;
   currency: string;
@@ -24,6 +24,10 @@ export interface SimTransaction {
   receipt: string;
   timeOfRecord: string;
   cscCode: string | null;
+  /** `sourceOfFunds.provided.card.storedOnFile` the transaction was made with, when given. */
+  storedOnFile: string | null;
+  /** `agreement` the transaction was made under, when given. */
+  agreement: Record<string, unknown> | null;
 }
 
 export interface SimOrder {
@@ -59,7 +63,11 @@ export function orderSummary(order: SimOrder): Record<string, unknown> {
   };
 }
 
-export function cardView(card: SimCard | null, token: string | null): Record<string, unknown> | undefined {
+export function cardView(
+  card: SimCard | null,
+  token: string | null,
+  storedOnFile: string | null = null,
+): Record<string, unknown> | undefined {
   if (!card) return undefined;
   return {
     type: 'CARD',
@@ -71,6 +79,7 @@ export function cardView(card: SimCard | null, token: string | null): Record<str
         fundingMethod: 'CREDIT',
         number: maskedNumber(card.number),
         expiry: { month: String(Number(card.month)), year: card.year },
+        ...(storedOnFile ? { storedOnFile } : {}),
       },
     },
   };
@@ -91,7 +100,8 @@ export function transactionView(
       acquirerCode: transaction.result === 'SUCCESS' ? '00' : '05',
       ...(transaction.cscCode ? { cardSecurityCode: { gatewayCode: transaction.cscCode } } : {}),
     },
-    sourceOfFunds: cardView(order.card, order.token),
+    sourceOfFunds: cardView(order.card, order.token, transaction.storedOnFile),
+    ...(transaction.agreement ? { agreement: transaction.agreement } : {}),
     timeOfRecord: transaction.timeOfRecord,
     transaction: {
       id: transaction.id,

@@ -44,6 +44,35 @@ interface SimSession {
   /** Set once a payment on the hosted page succeeded: the session cannot pay again. */
   paid: boolean;
   card: SimCard | null;
+  /** When MPGS expires the session (epoch ms): the hosted page cannot pay after it. */
+  expiresAt: number;
+  /** `interaction.redirectMerchantUrl` and `interaction.retryAttemptCount`, both or neither. */
+  retry: { redirectMerchantUrl: string; retryAttemptCount: number } | null;
+  /** Payments declined on this session's page so far. */
+  failedPayments: number;
+  /** No more payment attempts on this session (its retries are used up). */
+  exhausted: boolean;
+  /** `sourceOfFunds.provided.card.storedOnFile` of INITIATE CHECKOUT (credential on file). */
+  storedOnFile: string | null;
+  /** `agreement` of INITIATE CHECKOUT, as sent. */
+  agreement: Record<string, unknown> | null;
+}
+
+/**
+ * "A single session lasts usually about 15 minutes"
+ * (https://na.gateway.mastercard.com/api/documentation/integrationGuidelines/hostedSession/sessionBasics.html);
+ * INITIATE CHECKOUT: "The gateway automatically expires the session"
+ * (https://evopaymentsmexico.gateway.mastercard.com/api/documentation/apiDocumentation/nvp/version/latest/operation/Hosted%20Checkout%3A%20Initiate%20Checkout.html).
+ */
+export const SIM_SESSION_LIFETIME_MS = 15 * 60_000;
+
+/** A successful payment in the simulator's ledger: money MPGS took (or holds) for an order. */
+export interface SimCharge {
+  orderId: string;
+  transactionId: string;
+  type: 'PAYMENT' | 'AUTHORIZATION';
+  amount: string;
+  currency: string;
 }
 
 export interface RecordedRequest {
@@ -82,11 +111,18 @@ const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, '.000Z');
  * operations, tokens — plus `checkout.min.js`, the Hosted Payment Page and webhook notifications.
  * https://developer.mastercard.com/mastercard-gateway/documentation/api-reference/v100/rest/api-ops/
  *
+ * Modelled from the documentation, each where it is done: a declined payment keeps the payer on
+ * the hosted page to try again on the same session and order (unless INITIATE CHECKOUT passed
+ * `interaction.redirectMerchantUrl` and `retryAttemptCount`), every try a transaction of its own,
+ * each notified; Cancel sends the payer to `cancelUrl` and the session still pays until it
+ * expires; sessions expire (about 15 minutes); 3-D Secure started on the page leaves an order with
+ * only an AUTHENTICATION transaction; a transaction operation that repeats a transaction id already
+ * used is refused.
+ *
  * Modelled where the documentation leaves it open (the driver must not depend on these beyond
  * what MPGS documents): unknown orders, transactions, sessions and tokens answer 404 with cause
- * INVALID_REQUEST; a `PUT` that repeats a transaction id with the same `apiOperation` answers the
- * stored transaction again, with another operation it is refused; a declined payment on the
- * hosted page returns the payer with a `resultIndicator` that does not match.
+ * INVALID_REQUEST; a payment whose outcome is UNKNOWN returns the payer to `returnUrl` with a
+ * `resultIndicator` that does not match.
  */
 export class MpgsSimulator {
   readonly merchantId: string;
@@ -106,6 +142,22 @@ export class MpgsSimulator {
   private failures: InjectedFailure[] = [];
   /** Failures for the next call of one operation (e.g. CREATE_TOKEN), whatever comes between. */
   private readonly operationFailures = new Map<string, InjectedFailure>();
+  /** Calls (of one operation, or of any) carried out whose answers are then lost ({@link loseAnswers}). */
+  private lost: { operation: string | null; remaining: number } = { operation: null, remaining: 0 };
+  /** Changes made to the next answer of an operation ({@link alterNextAnswer}). */
+  private readonly alterations = new Map<string, (answer: Record<string, unknown>) => void>();
+  /** Operations whose answers are held until released ({@link hang}). */
+  private readonly hung = new Map<string, Promise<void>>();
+  /** How long new sessions live (see {@link SIM_SESSION_LIFETIME_MS}). */
+  sessionLifetimeMs = SIM_SESSION_LIFETIME_MS;
+  /**
+   * Merchant Administration's "Limit session payment attempts" (up to three), which applies when
+   * INITIATE CHECKOUT does not pass `interaction.redirectMerchantUrl` and `retryAttemptCount`
+   * ("Customize Redirect and Retry Behavior",
+   * https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/customizing-the-checkout/customizing-redirect-and-retry-behavior/).
+   * Null (the default): the payer may retry until the session expires.
+   */
+  limitSessionPaymentAttempts: number | null = null;
 
   constructor(options: MpgsSimulatorOptions = {}) {
     this.merchantId = options.merchantId ?? 'TESTCHECKOUT01';
@@ -182,6 +234,76 @@ export class MpgsSimulator {
     });
   }
 
+  /**
+   * Every later call of `operation` (e.g. RETRIEVE_ORDER) hangs: the request is read and recorded,
+   * and no answer comes until the returned function is called (a gateway that stops answering while
+   * its sockets stay open).
+   */
+  hang(operation: string): () => void {
+    let release = () => {};
+    this.hung.set(
+      operation,
+      new Promise<void>((resolve) => {
+        release = () => {
+          this.hung.delete(operation);
+          resolve();
+        };
+      }),
+    );
+    return release;
+  }
+
+  /**
+   * The next `count` calls (of `operation`, or of any) are carried out, then their connection is cut
+   * before the answer is written: the gateway did the work and the caller never learns it.
+   */
+  loseAnswers(count: number, operation: string | null = null): void {
+    this.lost = { operation, remaining: count };
+  }
+
+  /**
+   * A faulty answer: the next answer of `operation` is changed by `alter` after the work was done
+   * as asked (e.g. a CAPTURE answered with another amount than MPGS recorded). MPGS documents no
+   * such answer: the control tests that nothing is believed that was not asked for.
+   */
+  alterNextAnswer(operation: string, alter: (answer: Record<string, unknown>) => void): void {
+    this.alterations.set(operation, alter);
+  }
+
+  /** Ends a session now, as MPGS does when it expires (its page can no longer pay). */
+  expireSession(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`No simulated session ${sessionId}`);
+    session.expiresAt = Date.now() - 1;
+  }
+
+  /**
+   * The simulator's ledger: every successful PAYMENT and AUTHORIZATION, whatever followed it
+   * (captures, refunds, voids), for the money audit of the suites.
+   */
+  charges(): SimCharge[] {
+    const found: SimCharge[] = [];
+    for (const order of this.orders.values()) {
+      for (const t of order.transactions) {
+        if (t.result === 'SUCCESS' && (t.type === 'PAYMENT' || t.type === 'AUTHORIZATION')) {
+          found.push({
+            orderId: order.id,
+            transactionId: t.id,
+            type: t.type,
+            amount: t.amount,
+            currency: t.currency,
+          });
+        }
+      }
+    }
+    return found;
+  }
+
+  /** The session's INITIATE CHECKOUT as the simulator keeps it (tests read it). */
+  sessionOf(sessionId: string): Readonly<SimSession> | undefined {
+    return this.sessions.get(sessionId);
+  }
+
   /** Requests whose operation is `operation`. */
   requestsFor(operation: string): RecordedRequest[] {
     return this.requests.filter((request) => request.operation === operation);
@@ -232,11 +354,62 @@ export class MpgsSimulator {
    * (`returnUrl` with `resultIndicator` and `sessionVersion`).
    */
   payOnHostedPage(sessionId: string, card: { number: string; expiry: string; csc?: string }): string {
-    const session = this.sessions.get(sessionId);
-    if (!session || session.paid) throw new Error(`Session ${sessionId} cannot pay`);
+    const session = this.payableSession(sessionId);
+    if (!session) throw new Error(`Session ${sessionId} cannot pay`);
     const read = readCard(card.number, card.expiry, card.csc ?? '100');
     if ('problem' in read) throw new Error(read.problem);
     return this.payWithCard(session, read.card);
+  }
+
+  /**
+   * The payer starts 3-D Secure on the hosted page with `card`: the order (created now if it has
+   * none) gets an AUTHENTICATION transaction still under way and the status
+   * AUTHENTICATION_INITIATED (RETRIEVE ORDER's `order.status`,
+   * https://developer.mastercard.com/mastercard-gateway/documentation/api-reference/v100/rest/api-ops/;
+   * 3-D Secure authentication is a transaction of the order:
+   * https://developer.mastercard.com/mastercard-gateway/documentation/concepts/order-trans-concepts/transaction/).
+   * Nothing is paid: a payer who abandons the issuer's page leaves the order as it is, with only
+   * authentication transactions. With `outcome: 'failed'` the issuer refused the authentication:
+   * the transaction is a FAILURE and the order AUTHENTICATION_UNSUCCESSFUL. Either way the session
+   * may still pay until it expires. Returns the hosted page's URL (where the payer may try again).
+   */
+  authenticateOnHostedPage(
+    sessionId: string,
+    card: { number: string; expiry: string; csc?: string },
+    outcome: 'abandoned' | 'failed' = 'abandoned',
+  ): string {
+    const session = this.payableSession(sessionId);
+    if (!session) throw new Error(`Session ${sessionId} cannot pay`);
+    const read = readCard(card.number, card.expiry, card.csc ?? '100');
+    if ('problem' in read) throw new Error(read.problem);
+    const order = this.sessionOrder(session);
+    order.card = read.card;
+    const transaction = this.addTransaction(
+      order,
+      String(order.transactions.length + 1),
+      'INITIATE_AUTHENTICATION',
+      'AUTHENTICATION',
+      order.amount,
+      outcome === 'failed' ? 'DECLINED' : 'PENDING',
+      null,
+      { source: 'INTERNET', gatewayEntryPoint: 'CHECKOUT' },
+    );
+    if (outcome === 'abandoned') transaction.result = 'PENDING';
+    if (!order.transactions.some((t) => t.type === 'PAYMENT' || t.type === 'AUTHORIZATION')) {
+      order.status = outcome === 'failed' ? 'AUTHENTICATION_UNSUCCESSFUL' : 'AUTHENTICATION_INITIATED';
+    }
+    return this.hostedPageUrl(session);
+  }
+
+  /** The session when its hosted page can still take a payment: not paid, not expired, not used up. */
+  private payableSession(sessionId: string): SimSession | null {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.paid || session.exhausted || session.expiresAt <= Date.now()) return null;
+    return session;
+  }
+
+  private hostedPageUrl(session: SimSession): string {
+    return `${this.baseUrl}/checkout/pay/${encodeURIComponent(session.id)}`;
   }
 
   /** The JSON a notification for this transaction carries (the RETRIEVE TRANSACTION answer). */
@@ -338,6 +511,8 @@ export class MpgsSimulator {
       this.delay.remaining--;
       await pause(this.delay.ms);
     }
+    const hung = this.hung.get(operation ?? '');
+    if (hung) await hung;
     const injected = this.operationFailures.get(operation ?? '') ?? this.failures.shift();
     this.operationFailures.delete(operation ?? '');
     if (injected) {
@@ -354,6 +529,16 @@ export class MpgsSimulator {
       }
       if (bodyProblem) throw bodyProblem;
       const [status, answer] = this.route(method, segments, body, apiVersion);
+      const alter = this.alterations.get(operation ?? '');
+      if (alter && answer && typeof answer === 'object') {
+        this.alterations.delete(operation ?? '');
+        alter(answer as Record<string, unknown>);
+      }
+      if (this.lost.remaining > 0 && (this.lost.operation === null || this.lost.operation === operation)) {
+        this.lost.remaining--;
+        res.socket?.destroy();
+        return;
+      }
       sendJson(res, status, answer);
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
@@ -381,7 +566,7 @@ export class MpgsSimulator {
     }
     if (resource === 'session' && segments.length === 2 && method === 'GET') {
       const session = this.sessions.get(id);
-      if (!session) throw notFound('session');
+      if (!session || session.expiresAt <= Date.now()) throw notFound('session');
       return [
         200,
         {
@@ -451,6 +636,14 @@ export class MpgsSimulator {
       merchant && typeof merchant === 'object'
         ? optionalString(merchant as Record<string, unknown>, 'interaction.merchant.name', 'name', 40)
         : null;
+    const retry = readRetryBehaviour(interaction);
+    const provided = (
+      (body.sourceOfFunds as Record<string, unknown> | undefined)?.provided as
+        Record<string, unknown> | undefined
+    )?.card as Record<string, unknown> | undefined;
+    const storedOnFile =
+      provided?.storedOnFile === undefined ? null : storedOnFileField(provided.storedOnFile);
+    const agreement = body.agreement === undefined ? null : agreementField(body.agreement);
     const existing = this.orders.get(orderId);
     if (existing && existing.transactions.some((t) => t.result === 'SUCCESS')) {
       throw new ApiFailure(
@@ -477,6 +670,12 @@ export class MpgsSimulator {
       merchantName,
       paid: false,
       card: null,
+      expiresAt: Date.now() + this.sessionLifetimeMs,
+      retry,
+      failedPayments: 0,
+      exhausted: false,
+      storedOnFile,
+      agreement,
     };
     this.sessions.set(session.id, session);
     return {
@@ -499,12 +698,13 @@ export class MpgsSimulator {
     const apiOperation = typeof body.apiOperation === 'string' ? body.apiOperation : null;
     if (!apiOperation) throw missing('apiOperation');
     const existingOrder = this.orders.get(orderId);
-    const repeated = existingOrder?.transactions.find((t) => t.id === transactionId);
-    if (repeated) {
-      if (repeated.apiOperation !== apiOperation) {
-        throw invalid('transaction.id', `Transaction ID '${transactionId}' is already used on this order`);
-      }
-      return [201, transactionView(this.merchantId, existingOrder as SimOrder, repeated)];
+    // MPGS identifies a transaction by its order id and transaction id, and nowhere documents that a
+    // transaction operation sent again with an id already used answers the first outcome
+    // (https://developer.mastercard.com/mastercard-gateway/documentation/concepts/order-trans-concepts/identifiers/):
+    // the simulator refuses it, whatever the operation, and the first transaction stands. Whoever
+    // lost the first answer learns it with RETRIEVE ORDER or RETRIEVE TRANSACTION.
+    if (existingOrder?.transactions.some((t) => t.id === transactionId)) {
+      throw invalid('transaction.id', `Transaction ID '${transactionId}' is already used on this order`);
     }
     switch (apiOperation) {
       case 'PAY':
@@ -545,15 +745,8 @@ export class MpgsSimulator {
       string,
       unknown
     >;
-    const storedOnFile = provided.storedOnFile;
-    if (
-      storedOnFile !== undefined &&
-      !['NOT_STORED', 'STORED', 'TO_BE_STORED'].includes(scalarText(storedOnFile))
-    )
-      throw invalid(
-        'sourceOfFunds.provided.card.storedOnFile',
-        `Value '${scalarText(storedOnFile)}' is invalid`,
-      );
+    if (provided.storedOnFile !== undefined) storedOnFileField(provided.storedOnFile);
+    if (body.agreement !== undefined) agreementField(body.agreement);
     const securityCode = provided.securityCode;
     if (securityCode !== undefined && !/^\d{3,4}$/.test(scalarText(securityCode)))
       throw invalid('sourceOfFunds.provided.card.securityCode', 'Value is invalid');
@@ -582,6 +775,8 @@ export class MpgsSimulator {
         apiOperation,
         source,
         gatewayEntryPoint: 'WEB_SERVICES_API',
+        storedOnFile: provided.storedOnFile === undefined ? null : scalarText(provided.storedOnFile),
+        agreement: (body.agreement as Record<string, unknown> | undefined) ?? null,
       },
     );
     return transactionView(this.merchantId, order, transaction);
@@ -728,9 +923,15 @@ export class MpgsSimulator {
 
   // ---- hosted page ---------------------------------------------------------------------------
 
+  /**
+   * The Hosted Payment Page of a session. A session serves its page until it is paid, used up or
+   * expired ("The gateway automatically expires the session"): a payer who pressed Cancel (sent to
+   * `interaction.cancelUrl`) may come back to the same session and pay on it, since nothing ends a
+   * checkout session but its expiry (MPGS documents no operation that does).
+   */
   private hostedPageRequest(sessionId: string, method: string, rawBody: string, res: ServerResponse): void {
-    const session = this.sessions.get(sessionId);
-    if (!session || session.paid) {
+    const session = this.payableSession(sessionId);
+    if (!session) {
       res.writeHead(410, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(expiredPage());
       return;
@@ -764,13 +965,79 @@ export class MpgsSimulator {
       form.get('securityCode') ?? '',
     );
     if ('problem' in read) return render(read.problem, 400);
-    const location = this.payWithCard(session, read.card);
-    res.writeHead(303, { Location: location });
+    const next = this.payOnPage(session, read.card);
+    if (next.kind === 'stay') return render(next.problem);
+    res.writeHead(303, { Location: next.url });
     res.end();
   }
 
-  /** Runs the session's PAY or AUTHORIZE with `card`; returns where the payer goes next. */
+  /** Pays a session as its page does, without a browser: where the payer is next (see {@link payOnPage}). */
   private payWithCard(session: SimSession, card: SimCard): string {
+    const next = this.payOnPage(session, card);
+    return next.kind === 'redirect' ? next.url : this.hostedPageUrl(session);
+  }
+
+  /**
+   * Runs the session's PAY or AUTHORIZE with `card` on the order the session names (each try is a
+   * new transaction of that order, each notified), then where the payer goes:
+   * - approved: to `interaction.returnUrl` with `resultIndicator` = the session's `successIndicator`
+   *   (https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/integrate-hosted-checkout/interpreting-the-response/);
+   * - declined: the payer stays on the page to try again, unless INITIATE CHECKOUT passed
+   *   `interaction.redirectMerchantUrl` and `interaction.retryAttemptCount` and the retries are
+   *   used up — then to `redirectMerchantUrl`, and the session takes no more payments; Merchant
+   *   Administration's "Limit session payment attempts" ({@link limitSessionPaymentAttempts}) ends
+   *   the session's attempts without a redirect ("Customize Redirect and Retry Behavior",
+   *   https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/customizing-the-checkout/customizing-redirect-and-retry-behavior/);
+   * - not decided (`UNKNOWN`): back to `returnUrl` with an indicator that does not match.
+   */
+  private payOnPage(
+    session: SimSession,
+    card: SimCard,
+  ): { kind: 'redirect'; url: string } | { kind: 'stay'; problem: string } {
+    const order = this.sessionOrder(session);
+    order.card = card;
+    const transactionId = String(order.transactions.length + 1);
+    const transaction = this.initialTransaction(order, transactionId, session.operation, card, {
+      apiOperation: session.operation === 'PURCHASE' ? 'PAY' : 'AUTHORIZE',
+      source: 'INTERNET',
+      gatewayEntryPoint: 'CHECKOUT',
+      storedOnFile: session.storedOnFile,
+    });
+    session.card = card;
+    const back = (url: string, matching: boolean) => {
+      const target = new URL(url);
+      target.searchParams.set(
+        'resultIndicator',
+        matching ? session.successIndicator : randomBytes(8).toString('hex'),
+      );
+      target.searchParams.set('sessionVersion', session.version);
+      target.searchParams.set('checkoutVersion', '1.0.0');
+      return { kind: 'redirect' as const, url: target.toString() };
+    };
+    const returnUrl = session.returnUrl ?? `${this.baseUrl}/checkout/done`;
+    if (transaction.result === 'SUCCESS') {
+      session.paid = true;
+      return back(returnUrl, true);
+    }
+    if (transaction.result !== 'FAILURE') return back(returnUrl, false);
+    session.failedPayments++;
+    if (session.retry) {
+      if (session.failedPayments > session.retry.retryAttemptCount) {
+        session.exhausted = true;
+        return back(session.retry.redirectMerchantUrl, false);
+      }
+    } else if (
+      this.limitSessionPaymentAttempts !== null &&
+      session.failedPayments >= this.limitSessionPaymentAttempts
+    ) {
+      session.exhausted = true;
+      return { kind: 'stay', problem: 'Your payment was declined. No more attempts are allowed.' };
+    }
+    return { kind: 'stay', problem: 'Your payment was declined. Try again or use another card.' };
+  }
+
+  /** The order a checkout session pays (created on its first payment or authentication). */
+  private sessionOrder(session: SimSession): SimOrder {
     const order =
       this.orders.get(session.orderId) ??
       this.newOrder(
@@ -784,23 +1051,7 @@ export class MpgsSimulator {
     order.currency = session.currency;
     order.description = session.description;
     order.notificationUrl = session.notificationUrl ?? order.notificationUrl;
-    order.card = card;
-    const transactionId = String(order.transactions.length + 1);
-    const transaction = this.initialTransaction(order, transactionId, session.operation, card, {
-      apiOperation: session.operation === 'PURCHASE' ? 'PAY' : 'AUTHORIZE',
-      source: 'INTERNET',
-      gatewayEntryPoint: 'CHECKOUT',
-    });
-    session.card = card;
-    if (transaction.result === 'SUCCESS') session.paid = true;
-    const target = new URL(session.returnUrl ?? `${this.baseUrl}/checkout/done`);
-    target.searchParams.set(
-      'resultIndicator',
-      transaction.result === 'SUCCESS' ? session.successIndicator : randomBytes(8).toString('hex'),
-    );
-    target.searchParams.set('sessionVersion', session.version);
-    target.searchParams.set('checkoutVersion', '1.0.0');
-    return target.toString();
+    return order;
   }
 
   // ---- order book ----------------------------------------------------------------------------
@@ -841,6 +1092,8 @@ export class MpgsSimulator {
       apiOperation: string;
       source: 'INTERNET' | 'MERCHANT';
       gatewayEntryPoint: 'CHECKOUT' | 'WEB_SERVICES_API';
+      storedOnFile?: string | null;
+      agreement?: Record<string, unknown> | null;
     },
   ): SimTransaction {
     const gatewayCode = gatewayCodeFor(card);
@@ -856,6 +1109,8 @@ export class MpgsSimulator {
       how,
     );
     transaction.cscCode = card.csc ? (MPGS_TEST_CSC_CODES[card.csc] ?? 'NO_MATCH') : null;
+    transaction.storedOnFile = how.storedOnFile ?? null;
+    transaction.agreement = how.agreement ?? null;
     if (transaction.result === 'SUCCESS') {
       order.totalAuthorizedAmount = new Decimal(order.amount);
       if (type === 'PAYMENT') order.totalCapturedAmount = new Decimal(order.amount);
@@ -899,6 +1154,8 @@ export class MpgsSimulator {
       receipt: Array.from(randomBytes(12), (b) => String(b % 10)).join(''),
       timeOfRecord: now(),
       cscCode: null,
+      storedOnFile: null,
+      agreement: null,
     };
     order.transactions.push(transaction);
     return transaction;
@@ -910,6 +1167,59 @@ export class MpgsSimulator {
       stringify(transactionView(this.merchantId, order, transaction)) as string,
     );
   }
+}
+
+/**
+ * `interaction.redirectMerchantUrl` and `interaction.retryAttemptCount` of INITIATE CHECKOUT
+ * ("Customize Redirect and Retry Behavior",
+ * https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/customizing-the-checkout/customizing-redirect-and-retry-behavior/):
+ * after a failed payment the merchant may "always redirect customers", "allow up to three retry
+ * attempts before redirecting", or "disable redirects entirely"; "the payer redirects to the
+ * merchant portal only if both the new variables are passed". Null when not both are given: the
+ * payer then stays on the page to try again.
+ */
+function readRetryBehaviour(
+  interaction: Record<string, unknown>,
+): { redirectMerchantUrl: string; retryAttemptCount: number } | null {
+  const url = optionalUrl(interaction, 'interaction.redirectMerchantUrl', 'redirectMerchantUrl');
+  const count = interaction.retryAttemptCount;
+  if (
+    count !== undefined &&
+    (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > 3)
+  )
+    throw invalid('interaction.retryAttemptCount', 'Value must be a whole number from 0 to 3');
+  return url !== null && typeof count === 'number'
+    ? { redirectMerchantUrl: url, retryAttemptCount: count }
+    : null;
+}
+
+/**
+ * `sourceOfFunds.provided.card.storedOnFile`: NOT_STORED, TO_BE_STORED (the payer agrees to store
+ * the card: the first payment) or STORED (a payment with a card stored before) ("Credential on
+ * File Transactions",
+ * https://developer.mastercard.com/mastercard-gateway/documentation/security-and-fraud/cred-file-transc/).
+ */
+function storedOnFileField(value: unknown): string {
+  const text = scalarText(value);
+  if (!['NOT_STORED', 'STORED', 'TO_BE_STORED'].includes(text))
+    throw invalid('sourceOfFunds.provided.card.storedOnFile', `Value '${text}' is invalid`);
+  return text;
+}
+
+/**
+ * `agreement` of a payment in a series (credential on file, page above): `id` (up to 100
+ * characters) and `type` (RECURRING, INSTALLMENT, UNSCHEDULED, OTHER).
+ */
+function agreementField(value: unknown): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw invalid('agreement', "Value for 'agreement' must be an object");
+  const agreement = value as Record<string, unknown>;
+  const id = requiredString(agreement, 'agreement.id', 'id');
+  if (id.length > 100) throw invalid('agreement.id', 'Value must be at most 100 characters');
+  const type = requiredString(agreement, 'agreement.type', 'type');
+  if (!['RECURRING', 'INSTALLMENT', 'UNSCHEDULED', 'OTHER'].includes(type))
+    throw invalid('agreement.type', `Value '${type}' is invalid`);
+  return agreement;
 }
 
 function readOperation(method: string, segments: string[]): string | null {

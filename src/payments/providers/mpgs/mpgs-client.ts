@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { parse as parseLosslessJson } from 'lossless-json';
+import { callTimeoutMs } from '../../adapters/gateway-adapter';
 import { formatMpgsAmount } from './mpgs-amount';
 import { MpgsApiError, MpgsTransportError } from './mpgs-errors';
 import { MpgsHttpSend, sendMpgsHttp } from './mpgs-http';
@@ -12,6 +13,7 @@ import {
   resolveMpgsSettings,
 } from './mpgs-settings';
 import {
+  MpgsAgreement,
   MpgsCheckoutSession,
   MpgsInitiateCheckoutInput,
   MpgsOrder,
@@ -42,15 +44,24 @@ export interface MpgsCallOptions {
    * limit instead of the gateway's `timeout_ms`.
    */
   background?: boolean;
+  /**
+   * The request's shared deadline (epoch ms, contract §17): the call, its retry included, ends by
+   * then even when the gateway's limit would allow more ({@link callTimeoutMs}).
+   */
+  deadline?: number;
 }
 
 /**
  * When a call may be sent again after a failure:
  * - `unsent`: only when the request provably never left (no connection was made);
- * - `idempotent`: also after SERVER_BUSY or a broken connection, because sending it twice has
- *   the effect of sending it once (see {@link MpgsClient.capture} for the grounds).
+ * - `unprocessed`: also after SERVER_BUSY, which MPGS documents as "not processed, try again later"
+ *   (https://developer.mastercard.com/mastercard-gateway/documentation/testing/trans-error/) —
+ *   never after a connection that broke once the request was sent: MPGS may have carried it out,
+ *   and a transaction operation sent again with the same transaction id is not documented to
+ *   answer the first outcome (see {@link MpgsClient.capture});
+ * - `read`: also after a broken connection (a GET changes nothing).
  */
-type RetryPolicy = 'unsent' | 'idempotent';
+type RetryPolicy = 'unsent' | 'unprocessed' | 'read';
 
 /** At most this many sends of one call, all within the call's one time limit. */
 const MAX_SENDS = 2;
@@ -123,6 +134,13 @@ export class MpgsClient {
         ...(input.description ? { description: input.description } : {}),
         notificationUrl: input.notificationUrl,
       },
+      // Credential on file: the payment on the page is the first of a card the payer agrees to
+      // store (https://developer.mastercard.com/mastercard-gateway/documentation/security-and-fraud/cred-file-transc/,
+      // https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/integrate-gateway-features/cof-hosted-checkout/).
+      ...(input.storedOnFile
+        ? { sourceOfFunds: { provided: { card: { storedOnFile: input.storedOnFile } } } }
+        : {}),
+      ...(input.agreement ? { agreement: input.agreement } : {}),
     };
     const answer = await this.call<MpgsSessionAnswer>('INITIATE_CHECKOUT', 'POST', ['session'], body, {
       ...options,
@@ -155,7 +173,7 @@ export class MpgsClient {
   retrieveOrder(orderId: string, options: MpgsCallOptions = {}): Promise<MpgsOrder> {
     return this.call<MpgsOrder>('RETRIEVE_ORDER', 'GET', ['order', orderId], undefined, {
       ...options,
-      retry: 'idempotent',
+      retry: 'read',
       ids: { orderId },
     });
   }
@@ -171,7 +189,7 @@ export class MpgsClient {
       'GET',
       ['order', orderId, 'transaction', transactionId],
       undefined,
-      { ...options, retry: 'idempotent', ids: { orderId, transactionId } },
+      { ...options, retry: 'read', ids: { orderId, transactionId } },
     );
   }
 
@@ -180,12 +198,13 @@ export class MpgsClient {
    * (https://developer.mastercard.com/mastercard-gateway/documentation/build/hosted-checkout/integrate-hosted-checkout/subsequent-operations/).
    *
    * Transaction operations are `PUT .../order/{orderId}/transaction/{transactionId}` with an id
-   * Checkout chooses: the URL names the one transaction the request creates, and a PUT's effect is
-   * the same however often it is sent (HTTP PUT is idempotent, RFC 9110 §9.2.2). MPGS identifies a
-   * transaction by its order id and transaction id
+   * Checkout chooses: MPGS identifies a transaction by its order id and transaction id
    * (https://developer.mastercard.com/mastercard-gateway/documentation/concepts/order-trans-concepts/identifiers/),
-   * so a second send names the same transaction and cannot create a second capture. That is why these calls are sent again after
-   * SERVER_BUSY or a broken connection. Give the same transaction id when asking again later.
+   * so the id names the one transaction the request creates, and RETRIEVE ORDER / RETRIEVE
+   * TRANSACTION tell later whether it exists. MPGS does not document what a second request with an
+   * id already used answers (it may refuse it): this client sends one again only when the first
+   * provably never left or MPGS answered SERVER_BUSY ("not processed"), and a caller that lost an
+   * answer retrieves the order instead of sending it again. Give the same transaction id every time.
    */
   capture(...args: AmountOperationArgs): Promise<MpgsTransaction> {
     return this.amountOperation('CAPTURE', ...args);
@@ -225,9 +244,11 @@ export class MpgsClient {
   /**
    * PAY (or AUTHORIZE) with a saved card's gateway token (contract §15, §20 "Saved cards"):
    * `sourceOfFunds.token` with `storedOnFile: STORED`, and who starts it — the merchant
-   * (`transaction.source: MERCHANT`, auto-debit, with the agreement the card was saved under when
-   * one is given) or the cardholder on our page (`INTERNET`, with the security code they typed)
-   * (https://developer.mastercard.com/mastercard-gateway/documentation/security-and-fraud/cred-file-transc/,
+   * (`transaction.source: MERCHANT`, auto-debit, with the `agreement` the card was saved under) or
+   * the cardholder on our page (`INTERNET`, with the security code they typed) ("Credential on
+   * File Transactions": a payment of a stored card carries STORED; a merchant-initiated one of a
+   * series carries the agreement's id and type;
+   * https://developer.mastercard.com/mastercard-gateway/documentation/security-and-fraud/cred-file-transc/,
    * https://developer.mastercard.com/mastercard-gateway/documentation/tutorials-and-guides/guides/multiple-payment-sources/).
    * A transaction operation, see {@link capture}.
    */
@@ -240,7 +261,8 @@ export class MpgsClient {
       digits: number;
       token: string;
       operation?: 'PAY' | 'AUTHORIZE';
-      agreementId?: string;
+      /** The agreement a merchant-initiated payment is made under (never sent for the cardholder's). */
+      agreement?: MpgsAgreement;
       description?: string;
       notificationUrl?: string;
       /** The cardholder pays on our page (a CIT), with the security code when they typed one. */
@@ -268,9 +290,7 @@ export class MpgsClient {
         },
       },
       transaction: { source: input.cardholder ? 'INTERNET' : 'MERCHANT' },
-      ...(input.agreementId && !input.cardholder
-        ? { agreement: { id: input.agreementId, type: 'UNSCHEDULED' } }
-        : {}),
+      ...(input.agreement && !input.cardholder ? { agreement: input.agreement } : {}),
     };
     return this.transactionCall(operation, input.orderId, input.transactionId, body, options);
   }
@@ -294,7 +314,7 @@ export class MpgsClient {
   retrieveToken(token: string, options: MpgsCallOptions = {}): Promise<MpgsToken> {
     return this.call<MpgsToken>('RETRIEVE_TOKEN', 'GET', ['token', token], undefined, {
       ...options,
-      retry: 'idempotent',
+      retry: 'read',
       ids: {},
     });
   }
@@ -303,7 +323,7 @@ export class MpgsClient {
   async deleteToken(token: string, options: MpgsCallOptions = {}): Promise<void> {
     await this.call<unknown>('DELETE_TOKEN', 'DELETE', ['token', token], undefined, {
       ...options,
-      retry: 'idempotent',
+      retry: 'unprocessed',
       ids: {},
     });
   }
@@ -342,7 +362,7 @@ export class MpgsClient {
       body,
       {
         ...options,
-        retry: 'idempotent',
+        retry: 'unprocessed',
         ids: { orderId, transactionId },
       },
     );
@@ -372,7 +392,8 @@ export class MpgsClient {
     options: MpgsCallOptions & { retry: RetryPolicy; ids: { orderId?: string; transactionId?: string } },
   ): Promise<T> {
     const started = Date.now();
-    const deadline = started + (options.background ? this.backgroundTimeoutMs : this.settings.timeoutMs);
+    const limit = options.background ? this.backgroundTimeoutMs : this.settings.timeoutMs;
+    const deadline = started + callTimeoutMs(limit, options.deadline, started);
     const text = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
       const remaining = deadline - Date.now();
@@ -460,9 +481,9 @@ function apiError(operation: string, status: number, parsed: Record<string, unkn
 function retryAllowed(error: unknown, policy: RetryPolicy): boolean {
   if (error instanceof MpgsTransportError) {
     if (!error.sent) return true;
-    return policy === 'idempotent' && error.kind === 'network';
+    return policy === 'read' && error.kind === 'network';
   }
-  return error instanceof MpgsApiError && error.retryable && policy === 'idempotent';
+  return error instanceof MpgsApiError && error.retryable && policy !== 'unsent';
 }
 
 function describeFailure(error: unknown): Record<string, unknown> {

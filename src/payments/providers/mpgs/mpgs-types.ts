@@ -35,6 +35,20 @@ export interface MpgsInitiateCheckoutInput {
   returnUrl: string;
   cancelUrl: string;
   notificationUrl: string;
+  /** `TO_BE_STORED` when the payer's card is to be saved (credential on file). */
+  storedOnFile?: 'TO_BE_STORED';
+  /** The agreement of a series the payment on the page starts (credential on file). */
+  agreement?: MpgsAgreement;
+}
+
+/**
+ * `agreement` of a payment in a series ("Credential on File Transactions",
+ * https://developer.mastercard.com/mastercard-gateway/documentation/security-and-fraud/cred-file-transc/).
+ */
+export interface MpgsAgreement {
+  /** Our agreement's id (at most 100 characters at MPGS). */
+  id: string;
+  type: 'RECURRING' | 'INSTALLMENT' | 'UNSCHEDULED' | 'OTHER';
 }
 
 export interface MpgsCheckoutSession {
