@@ -121,6 +121,43 @@ const missing = (kind: string, id: string, param: string): StripeFailure =>
     },
   });
 
+/**
+ * The error Stripe answers with a status (https://docs.stripe.com/api/errors): 401 a key it does
+ * not know, 403 a restricted key without the permission, 409 a request that conflicts with another
+ * one under the same Idempotency-Key (https://docs.stripe.com/error-codes#idempotency-key-in-use),
+ * 429 too many requests (https://docs.stripe.com/rate-limits), otherwise a Stripe-side `api_error`.
+ */
+function failureBody(status: number): StripeErrorAnswer['error'] {
+  switch (status) {
+    case 401:
+      return {
+        type: 'invalid_request_error',
+        message: 'Invalid API Key provided: sk_test_********************1234',
+      };
+    case 403:
+      return {
+        type: 'invalid_request_error',
+        message:
+          "The provided key 'rk_test_********************1234' does not have the required permissions for this endpoint.",
+      };
+    case 409:
+      return {
+        type: 'invalid_request_error',
+        code: 'idempotency_key_in_use',
+        message:
+          'There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through).',
+      };
+    case 429:
+      return {
+        type: 'invalid_request_error',
+        code: 'rate_limit',
+        message: 'Too many requests hit the API too quickly.',
+      };
+    default:
+      return { type: 'api_error', message: 'An unknown error occurred while processing your request.' };
+  }
+}
+
 /** Stripe-like ids: a prefix and random alphanumerics. */
 function newId(prefix: string, length = 24): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -279,7 +316,10 @@ export class StripeSimulator {
     this.dropsLeft += count;
   }
 
-  /** The next `count` API requests fail with `status` (500 by default) before anything is done. */
+  /**
+   * The next `count` API requests fail with `status` (500 by default) before anything is done, with
+   * the error Stripe answers for it (401, 403, 409, 429 or a Stripe-side 5xx).
+   */
   failNext(count: number, status = 500): void {
     this.failuresLeft = count;
     this.failureStatus = status;
@@ -629,17 +669,7 @@ export class StripeSimulator {
     };
     if (this.failuresLeft > 0) {
       this.failuresLeft--;
-      // https://docs.stripe.com/rate-limits: 429 with code rate_limit; otherwise a Stripe-side api_error
-      return answer(this.failureStatus, {
-        error:
-          this.failureStatus === 429
-            ? {
-                type: 'invalid_request_error',
-                code: 'rate_limit',
-                message: 'Too many requests hit the API too quickly.',
-              }
-            : { type: 'api_error', message: 'An unknown error occurred while processing your request.' },
-      });
+      return answer(this.failureStatus, { error: failureBody(this.failureStatus) });
     }
     // https://docs.stripe.com/api/authentication: the key as a Bearer token or as the Basic user.
     const auth = String(req.headers.authorization ?? '');
