@@ -69,6 +69,20 @@ describe('Stripe simulator', () => {
       const source = JSON.stringify(sim.openapiSource);
       assert.match(source, /github\.com\/stripe\/openapi/);
       assert.match(source, /"commit":"[0-9a-f]{40}"/);
+      assert.match(
+        source,
+        /"overlay_api_version":"2026-10-28\.endive"/,
+        'and the SDK’s API version it is brought to',
+      );
+    });
+
+    it('knows the parameters of the API version the SDK pins: allowed_payment_method_types, not payment_method_types', async () => {
+      assert.equal((await newSession(['allowed_payment_method_types[0]=card'])).status, 'open');
+      const removed = await refusal(
+        await api('POST', '/v1/checkout/sessions', [...SESSION_FORM, 'payment_method_types[0]=card']),
+        400,
+      );
+      assert.equal(removed.code, 'parameter_unknown');
     });
 
     it('accepts a request that fits', async () => {
@@ -503,7 +517,7 @@ describe('Stripe simulator', () => {
       );
     });
 
-    it('payment_method_types is honoured: a session left to dynamic methods takes a bank debit that processes for days', async () => {
+    it('allowed_payment_method_types is honoured: a session left to dynamic methods takes a bank debit that processes for days', async () => {
       const form = SESSION_FORM.map((f) =>
         f.startsWith('line_items[0][price_data][currency]') ? 'line_items[0][price_data][currency]=usd' : f,
       ).map((f) =>
@@ -529,7 +543,7 @@ describe('Stripe simulator', () => {
       assert.ok(sim.events.some((e) => e.type === 'checkout.session.async_payment_succeeded'));
 
       const cards = (await (
-        await api('POST', '/v1/checkout/sessions', [...form, 'payment_method_types[0]=card'])
+        await api('POST', '/v1/checkout/sessions', [...form, 'allowed_payment_method_types[0]=card'])
       ).json()) as { id: string; url: string };
       assert.deepEqual(sim.session(cards.id)!.payment_method_types, ['card']);
       assert.doesNotMatch(await (await fetch(cards.url)).text(), /id="bank"/);

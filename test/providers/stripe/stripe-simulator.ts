@@ -866,7 +866,13 @@ export class StripeSimulator {
       metadata: p.metadata ?? {},
       mode: 'payment',
       payment_intent: null,
-      payment_method_types: p.payment_method_types ?? dynamicMethods(currency!),
+      // https://docs.stripe.com/api/checkout/sessions/create: `allowed_payment_method_types` filters
+      // the dynamically eligible methods (the API version the SDK pins; openapi-overlay.json).
+      allowed_payment_method_types: p.allowed_payment_method_types ?? null,
+      payment_method_types: dynamicMethods(currency!).filter(
+        (type) =>
+          !p.allowed_payment_method_types || (p.allowed_payment_method_types as string[]).includes(type),
+      ),
       payment_status: 'unpaid',
       status: 'open',
       success_url: p.success_url,
@@ -1205,7 +1211,7 @@ export class StripeSimulator {
       metadata: p.metadata ?? {},
       description: p.description ?? null,
       customer: p.customer ?? null,
-      payment_method_types: p.payment_method_types,
+      payment_method_types: p.allowed_payment_method_types,
     });
     if (!p.confirm) {
       if (card) {
