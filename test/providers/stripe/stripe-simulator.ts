@@ -429,8 +429,9 @@ export class StripeSimulator {
    * Ends a `pending` refund (https://docs.stripe.com/api/refunds/object#refund_object-status):
    * `succeeded`, or `failed` / `canceled`, when the amount goes back to the merchant's balance and
    * off the charge's `amount_refunded` (https://docs.stripe.com/refunds#failed-refunds), with
-   * `failure_reason`. Sends `refund.updated`, and `refund.failed` for a failed one
-   * (https://docs.stripe.com/api/events/types#event_types-refund.updated).
+   * `failure_reason`. A `succeeded` card refund may also fail later (the test card
+   * 4000 0000 0000 5126, https://docs.stripe.com/testing#refunds). Sends `refund.updated`, and
+   * `refund.failed` for a failed one (https://docs.stripe.com/api/events/types#event_types-refund.updated).
    */
   settleRefund(
     id: string,
@@ -439,7 +440,9 @@ export class StripeSimulator {
   ): StripeObject {
     const refund = this.refunds.get(id);
     if (!refund) throw new Error(`no refund ${id}`);
-    if (refund.status !== 'pending') throw new Error(`refund ${id} is ${String(refund.status)}`);
+    const laterFailure = refund.status === 'succeeded' && status === 'failed';
+    if (refund.status !== 'pending' && !laterFailure)
+      throw new Error(`refund ${id} is ${String(refund.status)}`);
     refund.status = status;
     if (status !== 'succeeded') {
       if (status === 'failed') refund.failure_reason = failureReason;
