@@ -344,10 +344,10 @@ export class StripeDriver extends ProviderDriver implements RedirectDriver {
    */
   // eslint-disable-next-line @typescript-eslint/require-await -- async: a refusal is a rejection, as the seam's callers await it
   async notification(input: NotificationInput): Promise<ProviderNotification> {
-    const client = clientFor(input.settings);
     let event: unknown;
     try {
-      event = client.verifyWebhook(input.rawBody, input.headers['stripe-signature']);
+      // Settings that cannot make a client (an api_base_url with a path) verify nothing either.
+      event = clientFor(input.settings).verifyWebhook(input.rawBody, input.headers['stripe-signature']);
     } catch (error) {
       if (error instanceof WebhookSecretMissing) throw new UnverifiedNotification(error.message);
       // The SDK throws StripeSignatureVerificationError, a SyntaxError for a body that is not JSON,

@@ -411,6 +411,12 @@ describe('Stripe driver against the simulator', () => {
         await assert.rejects(notify(body, header), UnverifiedNotification, header);
       for (const raw of ['null', '[]', '7', '{}'])
         await assert.rejects(notify(raw), UnverifiedNotification, raw);
+      const unusable = { ...settings, api_base_url: `${sim.baseUrl}/v1` };
+      await assert.rejects(
+        driver.notification({ ...call, settings: unusable, rawBody: body, headers: {}, returnUrl: '' }),
+        UnverifiedNotification,
+        'settings that cannot make a client verify nothing (never a 5xx)',
+      );
     });
 
     it('names the attempt (ask) and keeps the PaymentIntent; ignores the rest, malformed objects included', async () => {
