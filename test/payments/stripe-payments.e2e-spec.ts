@@ -6,7 +6,13 @@ import { TransactionDriver } from '../factories/transaction-states';
 import { StripeSimulator } from '../providers/stripe/stripe-simulator';
 import { seedBasics, type Seeded } from '../setup/fixtures';
 import { startApp, type TestApp } from '../setup/test-app';
-import { attemptsOf, seedStripeGateways, sessionIdOf, stripeSettings } from './stripe-helpers';
+import {
+  assertMoneyAudit,
+  attemptsOf,
+  seedStripeGateways,
+  sessionIdOf,
+  stripeSettings,
+} from './stripe-helpers';
 
 const INQUIRY = '/b/pbl/v2/inquiry/';
 
@@ -22,6 +28,7 @@ describe('Stripe driver: pay, return, notify, operate', () => {
   let d: TransactionDriver;
   let sim: StripeSimulator;
   let ds: DataSource;
+  const since = new Date();
 
   before(async () => {
     sim = await StripeSimulator.start();
@@ -324,5 +331,11 @@ describe('Stripe driver: pay, return, notify, operate', () => {
     assert.equal(await stateOf(id), 'created');
     const [attempt] = await attemptsOf(ds, id);
     assert.notEqual(attempt.settled_at, null);
+  });
+
+  it('money audit: every charge Stripe took is one paid transaction, and reconciliation reports no mismatch', async () => {
+    await sim.releaseWebhooks();
+    await sim.settled();
+    await assertMoneyAudit(t, ds, sim, since);
   });
 });

@@ -26,6 +26,7 @@ export const OPERATIONS = [
   ['/v1/payment_intents/{intent}', 'get'],
   ['/v1/payment_intents/{intent}/cancel', 'post'],
   ['/v1/payment_intents/{intent}/capture', 'post'],
+  ['/v1/refunds', 'get'],
   ['/v1/refunds', 'post'],
   ['/v1/refunds/{refund}', 'get'],
 ];

@@ -41,6 +41,18 @@ export const SUBSET_PATH = resolve(
   'openapi-subset.json',
 );
 
+/**
+ * Request parameters of the API version the SDK pins that the subset's older version lacks or
+ * still has (openapi-overlay.json names its sources): added to, or removed from, an operation's
+ * form body before anything is validated.
+ */
+export const OVERLAY_PATH = resolve(SUBSET_PATH, '..', 'openapi-overlay.json');
+
+interface Overlay {
+  'x-source': Record<string, string>;
+  operations: Record<string, { add?: Record<string, object>; remove?: string[] }>;
+}
+
 /** An answer in Stripe's error shape. */
 export interface StripeErrorAnswer {
   status: number;
@@ -71,8 +83,9 @@ export class OpenApiRequestValidator {
   readonly document: SubsetDocument;
   private readonly routes: Route[];
 
-  constructor(path = SUBSET_PATH) {
+  constructor(path = SUBSET_PATH, overlayPath: string | null = OVERLAY_PATH) {
     this.document = JSON.parse(readFileSync(path, 'utf8')) as SubsetDocument;
+    if (overlayPath) applyOverlay(this.document, JSON.parse(readFileSync(overlayPath, 'utf8')) as Overlay);
     // Stripe's schemas use OpenAPI 3.0 keywords (nullable) and vendor keywords (x-…); formats such as
     // unix-time are not checked. Form values are strings: coerceTypes turns "12" into 12 and
     // "true" into true where the schema says so, and a lone value into a one-item array.
@@ -120,6 +133,20 @@ export class OpenApiRequestValidator {
       return { status: 400, error: stripeError(route.validate.errors ?? [], params) };
     return { operationId: route.operation.operationId, template: route.template, pathParams, params };
   }
+}
+
+function applyOverlay(document: SubsetDocument, overlay: Overlay): void {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      const change = overlay.operations[operation.operationId];
+      const schema = operation.requestBody?.content['application/x-www-form-urlencoded']?.schema as
+        { properties?: Record<string, object> } | undefined;
+      if (!change || !schema?.properties) continue;
+      for (const name of change.remove ?? []) delete schema.properties[name];
+      Object.assign(schema.properties, change.add ?? {});
+    }
+  }
+  document['x-source'] = { ...document['x-source'], overlay_api_version: overlay['x-source'].api_version };
 }
 
 /** One JSON schema for a request's params: its query parameters and its form body together. */

@@ -69,6 +69,20 @@ describe('Stripe simulator', () => {
       const source = JSON.stringify(sim.openapiSource);
       assert.match(source, /github\.com\/stripe\/openapi/);
       assert.match(source, /"commit":"[0-9a-f]{40}"/);
+      assert.match(
+        source,
+        /"overlay_api_version":"2026-10-28\.endive"/,
+        'and the SDK’s API version it is brought to',
+      );
+    });
+
+    it('knows the parameters of the API version the SDK pins: allowed_payment_method_types, not payment_method_types', async () => {
+      assert.equal((await newSession(['allowed_payment_method_types[0]=card'])).status, 'open');
+      const removed = await refusal(
+        await api('POST', '/v1/checkout/sessions', [...SESSION_FORM, 'payment_method_types[0]=card']),
+        400,
+      );
+      assert.equal(removed.code, 'parameter_unknown');
     });
 
     it('accepts a request that fits', async () => {
@@ -286,6 +300,266 @@ describe('Stripe simulator', () => {
       const done = await page(location, { outcome: 'complete', card: '4000002500003155' });
       assert.equal(done.status, 303);
       assert.equal(sim.session(session.id)!.status, 'complete');
+    });
+  });
+
+  describe('documented edges (contract §20.1)', () => {
+    type Intent = {
+      id: string;
+      status: string;
+      metadata: Record<string, string>;
+      next_action: null | { type: string; redirect_to_url?: { url: string; return_url: string } };
+      last_payment_error: null | { code: string };
+    };
+    const charge = async (extra: string[], key?: string) =>
+      api(
+        'POST',
+        '/v1/payment_intents',
+        ['amount=12340', 'currency=kwd', 'confirm=true', ...extra],
+        key ? { 'Idempotency-Key': key } : {},
+      );
+    const search = async (reference: string) => {
+      const response = await api('GET', '/v1/payment_intents/search', [
+        `query=${encodeURIComponent(`metadata['reference_number']:'${reference}'`)}`,
+      ]);
+      assert.equal(response.status, 200);
+      return ((await response.json()) as { data: Intent[] }).data;
+    };
+    const paidSession = async () => {
+      const session = await newSession();
+      sim.pay(session.id);
+      return sim.session(session.id)!.payment_intent as string;
+    };
+    const typesSince = (count: number) =>
+      hooks.received.slice(count).map((r) => (r.json as { type: string }).type);
+
+    it('search lags: a PaymentIntent is not found at once, then found as it was, then as it is', async () => {
+      sim.searchLagMs = 400;
+      try {
+        const ref = `lag-${Date.now()}`;
+        const created = await charge([
+          'payment_method=pm_card_visa',
+          `metadata[reference_number]=${ref}`,
+          'capture_method=manual',
+        ]);
+        const intent = (await created.json()) as Intent;
+        assert.equal(intent.status, 'requires_capture');
+        assert.deepEqual(await search(ref), [], 'not searchable right after the charge');
+        await new Promise((resolve) => setTimeout(resolve, 450));
+        sim.setPaymentIntentStatus(intent.id, 'canceled');
+        const found = await search(ref);
+        assert.deepEqual(
+          found.map((i) => [i.id, i.status]),
+          [[intent.id, 'requires_capture']],
+          'the index still holds the state before the change',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 450));
+        assert.equal((await search(ref))[0].status, 'canceled');
+      } finally {
+        sim.searchLagMs = 0;
+      }
+    });
+
+    it('an answer lost after the work was done: the same key replays the first answer, other params are refused', async () => {
+      const key = `lost-${Date.now()}`;
+      const ref = `lost-${Date.now()}`;
+      const params = ['payment_method=pm_card_visa', `metadata[reference_number]=${ref}`];
+      sim.dropAnswers(1);
+      await assert.rejects(charge(params, key), 'the connection closes without an answer');
+      const dropped = sim.apiRequests('PostPaymentIntents').at(-1)!;
+      assert.equal(dropped.dropped, true);
+      assert.equal(sim.intentsWithReference(ref).length, 1, 'the charge was made');
+      const again = await charge(params, key);
+      assert.equal(again.status, 200);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      const replayed = (await again.json()) as Intent;
+      assert.equal(replayed.id, sim.intentsWithReference(ref)[0].id);
+      assert.equal(replayed.status, 'succeeded');
+      assert.equal(sim.intentsWithReference(ref).length, 1, 'and only once');
+      const other = await refusal(
+        await charge(['payment_method=pm_card_mastercard', `metadata[reference_number]=${ref}`], key),
+        400,
+      );
+      assert.equal(other.type, 'idempotency_error');
+    });
+
+    it('a Checkout Session stays open after a decline on its page, and can be expired', async () => {
+      const session = await newSession();
+      assert.ok(sim.pay(session.id, '4000000000000002').error);
+      assert.equal(sim.session(session.id)!.status, 'open');
+      assert.ok(sim.pay(session.id, '4000000000009995').error, 'the customer may try again');
+      const expired = await api('POST', `/v1/checkout/sessions/${session.id}/expire`);
+      assert.equal(expired.status, 200);
+      assert.equal(((await expired.json()) as { status: string }).status, 'expired');
+      const intent = sim.paymentIntent(sim.session(session.id)!.payment_intent as string)!;
+      assert.equal(intent.status, 'canceled');
+      assert.match(String(sim.pay(session.id).error), /expired/, 'no longer payable');
+    });
+
+    it('refunds may be pending, then succeed, fail or be canceled, with refund.updated; a list reads them back at once', async () => {
+      const intentId = await paidSession();
+      sim.refundsPending = true;
+      try {
+        const before = hooks.received.length;
+        const created = await api(
+          'POST',
+          '/v1/refunds',
+          [`payment_intent=${intentId}`, 'amount=2000', 'metadata[operation_key]=op-1'],
+          { 'Idempotency-Key': `refund-${Date.now()}` },
+        );
+        const refund = (await created.json()) as { id: string; status: string };
+        assert.equal(refund.status, 'pending');
+        const second = (await (
+          await api('POST', '/v1/refunds', [`payment_intent=${intentId}`, 'amount=1000'])
+        ).json()) as { id: string };
+        const listed = await api('GET', '/v1/refunds', [`payment_intent=${intentId}`, 'limit=1']);
+        const list = (await listed.json()) as { data: { id: string }[]; has_more: boolean };
+        assert.deepEqual(
+          [list.data.map((r) => r.id), list.has_more],
+          [[second.id], true],
+          'newest first, paged',
+        );
+        const rest = (await (
+          await api('GET', '/v1/refunds', [`payment_intent=${intentId}`, `starting_after=${second.id}`])
+        ).json()) as { data: { id: string; metadata: Record<string, string> }[] };
+        assert.deepEqual(
+          rest.data.map((r) => [r.id, r.metadata.operation_key]),
+          [[refund.id, 'op-1']],
+        );
+
+        sim.settleRefund(refund.id, 'failed');
+        sim.settleRefund(second.id, 'succeeded');
+        await sim.settled();
+        const read = (await (await api('GET', `/v1/refunds/${refund.id}`)).json()) as {
+          status: string;
+          failure_reason: string;
+        };
+        assert.deepEqual([read.status, read.failure_reason], ['failed', 'expired_or_canceled_card']);
+        assert.deepEqual(
+          typesSince(before).filter((t) => t.startsWith('refund.')),
+          ['refund.created', 'refund.created', 'refund.updated', 'refund.failed', 'refund.updated'],
+        );
+        const chargeId = sim.paymentIntent(intentId)!.latest_charge as string;
+        assert.equal(
+          sim.ledger().find((c) => c.charge === chargeId)!.amountRefunded,
+          1000,
+          'a failed refund gives the amount back to the charge',
+        );
+      } finally {
+        sim.refundsPending = false;
+      }
+    });
+
+    it('a customer-present PaymentIntent of a card that asks for 3D Secure goes requires_action; off-session it is declined', async () => {
+      const declined = await refusal(
+        await charge(['payment_method=pm_card_authenticationRequired', 'off_session=true']),
+        402,
+      );
+      assert.equal(declined.code, 'authentication_required');
+
+      const present = await charge([
+        'payment_method=pm_card_authenticationRequired',
+        'off_session=false',
+        'return_url=https%3A%2F%2Fshop.example%2Fback%3Fref%3D7',
+      ]);
+      const intent = (await present.json()) as Intent;
+      assert.equal(intent.status, 'requires_action');
+      assert.equal(intent.next_action?.type, 'redirect_to_url');
+      const url = intent.next_action.redirect_to_url!.url;
+      const challenge = await fetch(url);
+      assert.match(await challenge.text(), /Complete authentication/);
+      const done = await fetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'outcome=complete',
+      });
+      assert.equal(done.status, 303);
+      const back = new URL(done.headers.get('location')!);
+      assert.equal(`${back.origin}${back.pathname}`, 'https://shop.example/back');
+      assert.equal(back.searchParams.get('ref'), '7');
+      assert.equal(back.searchParams.get('payment_intent'), intent.id);
+      assert.equal(back.searchParams.get('redirect_status'), 'succeeded');
+      assert.equal(sim.paymentIntent(intent.id)!.status, 'succeeded');
+      assert.equal((await fetch(url)).status, 404, 'the page is used once');
+
+      const failing = (await (
+        await charge([
+          'payment_method=pm_card_authenticationRequired',
+          'return_url=https%3A%2F%2Fshop.example%2Fback',
+        ])
+      ).json()) as Intent;
+      const failedBack = new URL(sim.authenticate(failing.id, 'fail'));
+      assert.equal(failedBack.searchParams.get('redirect_status'), 'failed');
+      const failed = sim.paymentIntent(failing.id)!;
+      assert.equal(failed.status, 'requires_payment_method');
+      assert.equal(
+        (failed.last_payment_error as { code: string }).code,
+        'payment_intent_authentication_failure',
+      );
+
+      const inPage = (await (
+        await charge(['payment_method=pm_card_authenticationRequired'])
+      ).json()) as Intent;
+      assert.equal(inPage.next_action?.type, 'use_stripe_sdk', 'without return_url, for Stripe.js');
+      assert.equal(
+        (
+          await refusal(
+            await api('POST', '/v1/payment_intents', [
+              'amount=1000',
+              'currency=usd',
+              'return_url=https%3A%2F%2Fx.example',
+            ]),
+            400,
+          )
+        ).param,
+        'return_url',
+      );
+    });
+
+    it('allowed_payment_method_types is honoured: a session left to dynamic methods takes a bank debit that processes for days', async () => {
+      const form = SESSION_FORM.map((f) =>
+        f.startsWith('line_items[0][price_data][currency]') ? 'line_items[0][price_data][currency]=usd' : f,
+      ).map((f) =>
+        f.startsWith('line_items[0][price_data][unit_amount]')
+          ? 'line_items[0][price_data][unit_amount]=1000'
+          : f,
+      );
+      const open = (await (await api('POST', '/v1/checkout/sessions', form)).json()) as {
+        id: string;
+        url: string;
+      };
+      assert.deepEqual(sim.session(open.id)!.payment_method_types, ['card', 'us_bank_account']);
+      assert.match(await (await fetch(open.url)).text(), /id="bank"/);
+      assert.ok(sim.payWithBankAccount(open.id).redirect);
+      assert.deepEqual(
+        [sim.session(open.id)!.status, sim.session(open.id)!.payment_status],
+        ['complete', 'unpaid'],
+      );
+      const intentId = sim.session(open.id)!.payment_intent as string;
+      assert.equal(sim.paymentIntent(intentId)!.status, 'processing');
+      sim.settleDelayedPayment(open.id, 'succeeded');
+      assert.equal(sim.paymentIntent(intentId)!.status, 'succeeded');
+      assert.ok(sim.events.some((e) => e.type === 'checkout.session.async_payment_succeeded'));
+
+      const cards = (await (
+        await api('POST', '/v1/checkout/sessions', [...form, 'allowed_payment_method_types[0]=card'])
+      ).json()) as { id: string; url: string };
+      assert.deepEqual(sim.session(cards.id)!.payment_method_types, ['card']);
+      assert.doesNotMatch(await (await fetch(cards.url)).text(), /id="bank"/);
+      assert.match(String(sim.payWithBankAccount(cards.id).error), /not available/);
+      assert.equal(sim.session(cards.id)!.status, 'open');
+    });
+
+    it('keeps a ledger of the charges that went through, with their reference', async () => {
+      const ref = `ledger-${Date.now()}`;
+      await charge(['payment_method=pm_card_visa', `metadata[reference_number]=${ref}`]);
+      await charge(['payment_method=pm_card_chargeDeclined', `metadata[reference_number]=${ref}-d`]);
+      const mine = sim.ledger().filter((c) => c.reference?.startsWith(ref));
+      assert.deepEqual(
+        mine.map((c) => [c.reference, c.amount, c.currency, c.captured]),
+        [[ref, 12340, 'kwd', true]],
+      );
     });
   });
 

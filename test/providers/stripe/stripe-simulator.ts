@@ -64,6 +64,8 @@ export interface RecordedRequest {
   response: unknown;
   /** The answer is a stored one, sent again for a repeated Idempotency-Key. */
   replayed: boolean;
+  /** The request was carried out and its connection closed without an answer (dropAnswers). */
+  dropped?: boolean;
   at: number;
 }
 
@@ -118,6 +120,43 @@ const missing = (kind: string, id: string, param: string): StripeFailure =>
       doc_url: 'https://stripe.com/docs/error-codes/resource-missing',
     },
   });
+
+/**
+ * The error Stripe answers with a status (https://docs.stripe.com/api/errors): 401 a key it does
+ * not know, 403 a restricted key without the permission, 409 a request that conflicts with another
+ * one under the same Idempotency-Key (https://docs.stripe.com/error-codes#idempotency-key-in-use),
+ * 429 too many requests (https://docs.stripe.com/rate-limits), otherwise a Stripe-side `api_error`.
+ */
+function failureBody(status: number): StripeErrorAnswer['error'] {
+  switch (status) {
+    case 401:
+      return {
+        type: 'invalid_request_error',
+        message: 'Invalid API Key provided: sk_test_********************1234',
+      };
+    case 403:
+      return {
+        type: 'invalid_request_error',
+        message:
+          "The provided key 'rk_test_********************1234' does not have the required permissions for this endpoint.",
+      };
+    case 409:
+      return {
+        type: 'invalid_request_error',
+        code: 'idempotency_key_in_use',
+        message:
+          'There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through).',
+      };
+    case 429:
+      return {
+        type: 'invalid_request_error',
+        code: 'rate_limit',
+        message: 'Too many requests hit the API too quickly.',
+      };
+    default:
+      return { type: 'api_error', message: 'An unknown error occurred while processing your request.' };
+  }
+}
 
 /** Stripe-like ids: a prefix and random alphanumerics. */
 function newId(prefix: string, length = 24): string {
@@ -181,6 +220,22 @@ export class StripeSimulator {
   readonly deliveries: Delivery[] = [];
   /** How long each webhook waits before it is sent, in ms. */
   webhookDelayMs = 0;
+  /**
+   * How far `GET /v1/payment_intents/search` lags behind the PaymentIntents (ms): a PaymentIntent
+   * created or changed less than this long ago is not found, or is found as it was. Stripe: "Don't
+   * use search for read-after-write flows (for example, searching immediately after a charge is
+   * made) because the data won't be immediately available to search. Under normal operating
+   * conditions, data is searchable in under 1 minute. Propagation of new or updated data could be
+   * more delayed during an outage." (https://docs.stripe.com/search#data-freshness). 0: no lag.
+   */
+  searchLagMs = 0;
+  /**
+   * New refunds start `pending` instead of `succeeded`; settleRefund ends them. Stripe: "Refunds
+   * can have a status of pending, requires_action, succeeded, failed, or canceled"
+   * (https://docs.stripe.com/api/refunds/object#refund_object-status), and a card refund "can
+   * fail if the customer's bank or card issuer is unable to process it" (https://docs.stripe.com/refunds#failed-refunds).
+   */
+  refundsPending = false;
 
   private server: Server | null = null;
   private port = 0;
@@ -193,6 +248,11 @@ export class StripeSimulator {
   private readonly paymentMethods = new Map<string, SimulatedPaymentMethod>();
   private readonly idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
   private readonly answerDelays: number[] = [];
+  private dropsLeft = 0;
+  /** What each PaymentIntent looked like, and since when (ms), as the search index sees it. */
+  private readonly searchIndex = new Map<string, { at: number; snapshot: StripeObject }[]>();
+  /** The card behind a PaymentIntent waiting for the customer's 3D Secure (`requires_action`). */
+  private readonly awaitingAuthentication = new Map<string, { card: TestCard; savedId?: string }>();
   private failuresLeft = 0;
   private failureStatus = 500;
   private holding = false;
@@ -244,7 +304,22 @@ export class StripeSimulator {
     for (let i = 0; i < count; i++) this.answerDelays.push(ms);
   }
 
-  /** The next `count` API requests fail with `status` (500 by default) before anything is done. */
+  /**
+   * The next `count` API requests are carried out, then their connection is closed without an
+   * answer: the work is done and the answer lost. Stripe: "if a connection error occurs [...] you
+   * can safely retry the request with the same idempotency key [...] subsequent requests with the
+   * same key return the same result" (https://docs.stripe.com/api/idempotent_requests,
+   * https://docs.stripe.com/error-low-level#idempotency). Stripe's Node SDK retries a closed
+   * connection once by itself, with the same key: two drops lose the answer for the caller.
+   */
+  dropAnswers(count = 1): void {
+    this.dropsLeft += count;
+  }
+
+  /**
+   * The next `count` API requests fail with `status` (500 by default) before anything is done, with
+   * the error Stripe answers for it (401, 403, 409, 429 or a Stripe-side 5xx).
+   */
   failNext(count: number, status = 500): void {
     this.failuresLeft = count;
     this.failureStatus = status;
@@ -277,6 +352,7 @@ export class StripeSimulator {
     intent.amount_capturable = status === 'requires_capture' ? amount : 0;
     intent.amount_received = status === 'succeeded' ? amount : 0;
     if (status === 'canceled') intent.canceled_at = now();
+    this.indexForSearch(intent);
     const event = {
       succeeded: 'payment_intent.succeeded',
       requires_capture: 'payment_intent.amount_capturable_updated',
@@ -338,6 +414,151 @@ export class StripeSimulator {
       .map((intent) => clone(intent));
   }
 
+  /** A refund as Stripe keeps it. */
+  refund(id: string): StripeObject | undefined {
+    const refund = this.refunds.get(id);
+    return refund ? clone(refund) : undefined;
+  }
+
+  /** The refunds of a PaymentIntent, oldest first. */
+  refundsOf(paymentIntent: string): StripeObject[] {
+    return [...this.refunds.values()].filter((r) => r.payment_intent === paymentIntent).map((r) => clone(r));
+  }
+
+  /**
+   * Ends a `pending` refund (https://docs.stripe.com/api/refunds/object#refund_object-status):
+   * `succeeded`, or `failed` / `canceled`, when the amount goes back to the merchant's balance and
+   * off the charge's `amount_refunded` (https://docs.stripe.com/refunds#failed-refunds), with
+   * `failure_reason`. A `succeeded` card refund may also fail later (the test card
+   * 4000 0000 0000 5126, https://docs.stripe.com/testing#refunds). Sends `refund.updated`, and
+   * `refund.failed` for a failed one (https://docs.stripe.com/api/events/types#event_types-refund.updated).
+   */
+  settleRefund(
+    id: string,
+    status: 'succeeded' | 'failed' | 'canceled',
+    failureReason = 'expired_or_canceled_card',
+  ): StripeObject {
+    const refund = this.refunds.get(id);
+    if (!refund) throw new Error(`no refund ${id}`);
+    const laterFailure = refund.status === 'succeeded' && status === 'failed';
+    if (refund.status !== 'pending' && !laterFailure)
+      throw new Error(`refund ${id} is ${String(refund.status)}`);
+    refund.status = status;
+    if (status !== 'succeeded') {
+      if (status === 'failed') refund.failure_reason = failureReason;
+      const charge = this.charges.get(refund.charge as string)!;
+      charge.amount_refunded = (charge.amount_refunded as number) - (refund.amount as number);
+      charge.refunded = false;
+    }
+    this.emit('refund.updated', refund);
+    if (status === 'failed') this.emit('refund.failed', refund);
+    return clone(refund);
+  }
+
+  /**
+   * The customer on the 3D Secure page of a customer-present PaymentIntent (`requires_action`,
+   * `next_action.redirect_to_url`): completes or fails the authentication, as the bank's page
+   * does, and is sent to the `return_url` with `payment_intent`, `payment_intent_client_secret` and
+   * `redirect_status` (https://docs.stripe.com/payments/3d-secure/authentication-flow#manual-redirect).
+   * Returns where the browser goes.
+   */
+  authenticate(paymentIntent: string, outcome: 'complete' | 'fail'): string {
+    return this.finishAuthentication(this.findIntent(paymentIntent), outcome);
+  }
+
+  /**
+   * The customer pays an open session with a US bank account (ACH Direct Debit), when the session
+   * offers it: Stripe's dynamic payment methods offer it to a USD session that does not restrict
+   * `payment_method_types` (https://docs.stripe.com/payments/payment-methods/dynamic-payment-methods).
+   * It is a delayed notification method: the session completes with `payment_status: unpaid` and
+   * the PaymentIntent `processing`, for up to 4 business days
+   * (https://docs.stripe.com/payments/ach-direct-debit, https://docs.stripe.com/checkout/fulfillment#delayed-notification);
+   * settleDelayedPayment ends it.
+   */
+  payWithBankAccount(sessionId: string): { redirect?: string; error?: string } {
+    const session = this.openSession(sessionId);
+    if (session.status !== 'open') return { error: `This Checkout Session is ${String(session.status)}.` };
+    if (!(session.payment_method_types as string[]).includes('us_bank_account'))
+      return { error: 'This payment method is not available for this Checkout Session.' };
+    const intent = this.intentOfSession(session);
+    const pm: SimulatedPaymentMethod = {
+      id: newId('pm_1'),
+      object: 'payment_method',
+      billing_details: { address: null, email: null, name: null, phone: null },
+      created: now(),
+      customer: null,
+      livemode: false,
+      type: 'us_bank_account',
+      us_bank_account: { bank_name: 'STRIPE TEST BANK', last4: '6789', account_type: 'checking' },
+      card_number: '',
+      setup_for_off_session: false,
+    };
+    this.paymentMethods.set(pm.id, pm);
+    intent.payment_method = pm.id;
+    intent.status = 'processing';
+    this.emit('payment_intent.processing', intent);
+    session.status = 'complete';
+    session.url = null;
+    session.payment_status = 'unpaid';
+    this.emit('checkout.session.completed', this.publicSession(session));
+    return { redirect: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', String(session.id)) };
+  }
+
+  /**
+   * Ends a delayed bank payment: `checkout.session.async_payment_succeeded` or `…_failed`
+   * (https://docs.stripe.com/checkout/fulfillment#delayed-notification).
+   */
+  settleDelayedPayment(sessionId: string, outcome: 'succeeded' | 'failed'): void {
+    const session = this.sessions.get(sessionId);
+    const intent = session?.payment_intent ? this.intents.get(session.payment_intent as string) : undefined;
+    if (!session || !intent || intent.status !== 'processing')
+      throw new Error(`no delayed payment on ${sessionId}`);
+    if (outcome === 'succeeded') {
+      intent.status = 'succeeded';
+      intent.amount_received = intent.amount;
+      session.payment_status = 'paid';
+      this.emit('payment_intent.succeeded', intent);
+      this.emit('checkout.session.async_payment_succeeded', this.publicSession(session));
+    } else {
+      intent.status = 'requires_payment_method';
+      intent.last_payment_error = {
+        type: 'invalid_request_error',
+        code: 'payment_method_provider_decline',
+        message: 'The payment was declined by the bank.',
+      };
+      this.emit('payment_intent.payment_failed', intent);
+      this.emit('checkout.session.async_payment_failed', this.publicSession(session));
+    }
+  }
+
+  /**
+   * The money Stripe took: every charge that went through (`status: succeeded`), with the reference
+   * its PaymentIntent carries (`metadata[reference_number]`), for the suites' money audit.
+   */
+  ledger(): {
+    charge: string;
+    paymentIntent: string;
+    reference: string | null;
+    amount: number;
+    currency: string;
+    captured: boolean;
+    amountRefunded: number;
+  }[] {
+    return [...this.charges.values()]
+      .filter((charge) => charge.status === 'succeeded')
+      .map((charge) => ({
+        charge: charge.id,
+        paymentIntent: charge.payment_intent as string,
+        reference:
+          ((this.intents.get(charge.payment_intent as string)?.metadata as Json | undefined)
+            ?.reference_number as string | undefined) ?? null,
+        amount: charge.amount as number,
+        currency: charge.currency as string,
+        captured: charge.captured as boolean,
+        amountRefunded: charge.amount_refunded as number,
+      }));
+  }
+
   /** Events are queued instead of sent, until releaseWebhooks. */
   holdWebhooks(): void {
     this.holding = true;
@@ -383,13 +604,13 @@ export class StripeSimulator {
    * literal `signature` header. The event is not recorded in `events`.
    */
   sendForgedEvent(
-    event: { type: string; object: Json } | StripeObject,
+    event: { type: string; object: Json | null } | StripeObject,
     options: { secret?: string; timestamp?: number; signature?: string } = {},
   ): Promise<Delivery> {
     const full =
       'object' in event && event.object === 'event'
         ? (event as StripeObject)
-        : this.makeEvent(event.type as string, event.object as Json);
+        : this.makeEvent(event.type as string, event.object as Json | null);
     return this.deliver(full, { secret: options.secret ?? newId('whsec_', 32), ...options });
   }
 
@@ -422,16 +643,24 @@ export class StripeSimulator {
     };
     this.requests.push(record);
     if (url.pathname.startsWith('/c/pay/')) return this.hostedPage(record, res);
+    if (url.pathname.startsWith('/3ds/')) return this.authenticationPage(record, res);
     await this.api(record, req, res);
   }
 
   /** https://docs.stripe.com/api: auth, validation, idempotency, then the operation. */
   private async api(record: RecordedRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const delay = this.answerDelays.shift() ?? 0;
+    const drop = this.dropsLeft > 0;
+    if (drop) this.dropsLeft--;
     const answer = async (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       record.status = status;
       record.response = payload;
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      if (drop) {
+        record.dropped = true;
+        res.socket?.destroy();
+        return;
+      }
       if (res.destroyed) return;
       res.writeHead(status, {
         'Content-Type': 'application/json',
@@ -443,17 +672,7 @@ export class StripeSimulator {
     };
     if (this.failuresLeft > 0) {
       this.failuresLeft--;
-      // https://docs.stripe.com/rate-limits: 429 with code rate_limit; otherwise a Stripe-side api_error
-      return answer(this.failureStatus, {
-        error:
-          this.failureStatus === 429
-            ? {
-                type: 'invalid_request_error',
-                code: 'rate_limit',
-                message: 'Too many requests hit the API too quickly.',
-              }
-            : { type: 'api_error', message: 'An unknown error occurred while processing your request.' },
-      });
+      return answer(this.failureStatus, { error: failureBody(this.failureStatus) });
     }
     // https://docs.stripe.com/api/authentication: the key as a Bearer token or as the Basic user.
     const auth = String(req.headers.authorization ?? '');
@@ -542,6 +761,8 @@ export class StripeSimulator {
         return this.search(p);
       case 'PostRefunds':
         return this.createRefund(p);
+      case 'GetRefunds':
+        return this.listRefunds(p);
       case 'GetRefundsRefund': {
         const refund = this.refunds.get(id);
         if (!refund) throw missing('refund', id, 'refund');
@@ -648,7 +869,13 @@ export class StripeSimulator {
       metadata: p.metadata ?? {},
       mode: 'payment',
       payment_intent: null,
-      payment_method_types: ['card'],
+      // https://docs.stripe.com/api/checkout/sessions/create: `allowed_payment_method_types` filters
+      // the dynamically eligible methods (the API version the SDK pins; openapi-overlay.json).
+      allowed_payment_method_types: p.allowed_payment_method_types ?? null,
+      payment_method_types: dynamicMethods(currency!).filter(
+        (type) =>
+          !p.allowed_payment_method_types || (p.allowed_payment_method_types as string[]).includes(type),
+      ),
       payment_status: 'unpaid',
       status: 'open',
       success_url: p.success_url,
@@ -716,20 +943,9 @@ export class StripeSimulator {
     details: PageCardDetails = {},
   ): { redirect?: string; error?: string } {
     if (session.status !== 'open') return { error: `This Checkout Session is ${String(session.status)}.` };
-    const data = session._payment_intent_data as Json;
-    let intent = session.payment_intent ? this.intents.get(session.payment_intent as string)! : undefined;
-    if (!intent) {
-      intent = this.newIntent({
-        amount: session.amount_total,
-        currency: session.currency,
-        capture_method: data.capture_method ?? 'automatic',
-        setup_future_usage: data.setup_future_usage ?? null,
-        metadata: data.metadata ?? {},
-        description: data.description ?? null,
-        customer: session.customer ?? null,
-      });
-      session.payment_intent = intent.id;
-    }
+    if (!(session.payment_method_types as string[]).includes('card'))
+      return { error: 'This payment method is not available for this Checkout Session.' };
+    const intent = this.intentOfSession(session);
     if (card.behaviour.kind === 'authenticate' && !authenticated)
       return { redirect: `${this.baseUrl}/c/pay/${String(session.id)}/authenticate?card=${card.number}` };
     const outcome = this.charge(intent, card, false, undefined, details);
@@ -747,6 +963,28 @@ export class StripeSimulator {
     session.customer_details = { email: session.customer_email ?? 'customer@example.com' };
     this.emit('checkout.session.completed', this.publicSession(session));
     return { redirect: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', String(session.id)) };
+  }
+
+  /**
+   * The session's PaymentIntent, made on the customer's first try
+   * (https://docs.stripe.com/upgrades#2022-08-01: sessions no longer create it up front).
+   */
+  private intentOfSession(session: StripeObject): StripeObject {
+    const existing = session.payment_intent ? this.intents.get(session.payment_intent as string) : undefined;
+    if (existing) return existing;
+    const data = session._payment_intent_data as Json;
+    const intent = this.newIntent({
+      amount: session.amount_total,
+      currency: session.currency,
+      capture_method: data.capture_method ?? 'automatic',
+      setup_future_usage: data.setup_future_usage ?? null,
+      metadata: data.metadata ?? {},
+      description: data.description ?? null,
+      customer: session.customer ?? null,
+      payment_method_types: session.payment_method_types,
+    });
+    session.payment_intent = intent.id;
+    return intent;
   }
 
   // ─── PaymentIntents (https://docs.stripe.com/api/payment_intents) ─────────────────────────────
@@ -772,8 +1010,9 @@ export class StripeSimulator {
       latest_charge: null,
       livemode: false,
       metadata: fields.metadata ?? {},
+      next_action: null,
       payment_method: null,
-      payment_method_types: ['card'],
+      payment_method_types: fields.payment_method_types ?? ['card'],
       setup_future_usage: fields.setup_future_usage ?? null,
       status: 'requires_payment_method',
     };
@@ -877,6 +1116,44 @@ export class StripeSimulator {
     return null;
   }
 
+  /**
+   * The end of the 3D Secure page of a PaymentIntent in `requires_action`: charged once
+   * authenticated (the issuer may still decline), or back to `requires_payment_method` with
+   * `payment_intent_authentication_failure` (https://docs.stripe.com/payments/3d-secure/authentication-flow);
+   * the browser then goes to `return_url` with `payment_intent`, `payment_intent_client_secret` and
+   * `redirect_status`.
+   */
+  private finishAuthentication(intent: StripeObject, outcome: 'complete' | 'fail'): string {
+    const waiting = this.awaitingAuthentication.get(intent.id);
+    const next = intent.next_action as Json | null;
+    const returnUrl = (next?.redirect_to_url as Json | undefined)?.return_url as string | undefined;
+    if (!waiting || intent.status !== 'requires_action' || !returnUrl)
+      throw new Error(`PaymentIntent ${intent.id} is not waiting for a 3D Secure redirect`);
+    this.awaitingAuthentication.delete(intent.id);
+    intent.next_action = null;
+    if (outcome === 'complete') {
+      this.charge(intent, waiting.card, false, waiting.savedId);
+    } else {
+      intent.status = 'requires_payment_method';
+      intent.last_payment_error = {
+        type: 'invalid_request_error',
+        code: 'payment_intent_authentication_failure',
+        message:
+          'We are unable to authenticate your payment method. Please choose a different payment method and try again.',
+        payment_method: this.publicPaymentMethod(intent.payment_method as string),
+      };
+      this.emit('payment_intent.payment_failed', intent);
+    }
+    const back = new URL(returnUrl);
+    back.searchParams.set('payment_intent', intent.id);
+    back.searchParams.set('payment_intent_client_secret', intent.client_secret as string);
+    back.searchParams.set(
+      'redirect_status',
+      intent.status === 'succeeded' || intent.status === 'requires_capture' ? 'succeeded' : 'failed',
+    );
+    return back.toString();
+  }
+
   private findIntent(id: string): StripeObject {
     const intent = this.intents.get(id);
     if (!intent) throw missing('payment_intent', id, 'intent');
@@ -886,7 +1163,15 @@ export class StripeSimulator {
   /**
    * https://docs.stripe.com/api/payment_intents/create with confirm=true and off_session=true
    * (https://docs.stripe.com/payments/save-and-reuse#charge-saved-payment-method): a decline is a
-   * 402 card_error that carries the PaymentIntent.
+   * 402 card_error that carries the PaymentIntent; a card that asks for authentication is declined
+   * `authentication_required` (Stripe cannot ask a customer who is not there).
+   *
+   * With the customer present (`off_session` false or left out), such a card is not declined: the
+   * PaymentIntent goes `requires_action`, and with a `return_url` its `next_action` is
+   * `redirect_to_url` (the bank's 3D Secure page, then back to `return_url`); without one it is
+   * `use_stripe_sdk`, for Stripe.js to show in the page
+   * (https://docs.stripe.com/payments/3d-secure/authentication-flow#manual-redirect,
+   * https://docs.stripe.com/api/payment_intents/object#payment_intent_object-next_action).
    */
   private createIntent(p: Json): StripeObject {
     const currency = String(p.currency).toLowerCase();
@@ -897,6 +1182,10 @@ export class StripeSimulator {
     if (p.off_session !== undefined && p.off_session !== false && !p.confirm) {
       // https://docs.stripe.com/api/payment_intents/create#create_payment_intent-off_session
       throw invalid('off_session can only be used when confirm=true.', 'off_session');
+    }
+    if (p.return_url !== undefined && !p.confirm) {
+      // https://docs.stripe.com/api/payment_intents/create#create_payment_intent-return_url
+      throw invalid('return_url can only be used when confirm=true.', 'return_url');
     }
     let card: TestCard | undefined;
     let savedId: string | undefined;
@@ -925,6 +1214,7 @@ export class StripeSimulator {
       metadata: p.metadata ?? {},
       description: p.description ?? null,
       customer: p.customer ?? null,
+      payment_method_types: p.allowed_payment_method_types,
     });
     if (!p.confirm) {
       if (card) {
@@ -939,7 +1229,21 @@ export class StripeSimulator {
         'payment_method',
         'payment_intent_unexpected_state',
       );
-    const decline = this.charge(intent, card, Boolean(p.off_session), savedId);
+    const offSession = p.off_session !== undefined && p.off_session !== false;
+    const issuerAnswer = savedId ? this.paymentMethods.get(savedId)!.issuer_answer : undefined;
+    if (!offSession && !issuerAnswer && card.behaviour.kind === 'authenticate') {
+      intent.payment_method =
+        savedId ?? this.newPaymentMethod(card, (p.customer as string | undefined) ?? null).id;
+      intent.status = 'requires_action';
+      const page = `${this.baseUrl}/3ds/${intent.id}`;
+      intent.next_action = p.return_url
+        ? { type: 'redirect_to_url', redirect_to_url: { url: page, return_url: p.return_url } }
+        : { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect', stripe_js: page } };
+      this.awaitingAuthentication.set(intent.id, { card, savedId: intent.payment_method as string });
+      this.emit('payment_intent.requires_action', intent);
+      return clone(intent);
+    }
+    const decline = this.charge(intent, card, offSession, savedId);
     if (decline && decline.kind === 'decline') {
       throw new StripeFailure({
         status: 402,
@@ -1004,13 +1308,16 @@ export class StripeSimulator {
     intent.canceled_at = now();
     intent.cancellation_reason = p.cancellation_reason ?? null;
     intent.amount_capturable = 0;
+    intent.next_action = null;
+    this.awaitingAuthentication.delete(intent.id);
     this.emit('payment_intent.canceled', intent);
     return clone(intent);
   }
 
   /**
    * https://docs.stripe.com/api/payment_intents/search with the clauses the driver uses:
-   * `metadata['key']:'value'` and `status:'value'`, joined by AND.
+   * `metadata['key']:'value'` and `status:'value'`, joined by AND; with {@link searchLagMs}, over
+   * the PaymentIntents as they were that long ago (https://docs.stripe.com/search#data-freshness).
    */
   private search(p: Json): Json {
     const clauses = String(p.query).split(/\s+AND\s+/);
@@ -1025,7 +1332,7 @@ export class StripeSimulator {
         ? (intent: StripeObject) => (intent.metadata as Json)[unescape(match[3])] === value
         : (intent: StripeObject) => intent.status === value;
     });
-    const data = [...this.intents.values()]
+    const data = this.searchable()
       .filter((intent) => filters.every((f) => f(intent)))
       .sort((a, b) => (b.created as number) - (a.created as number))
       .slice(0, (p.limit as number | undefined) ?? 10)
@@ -1037,6 +1344,22 @@ export class StripeSimulator {
       next_page: null,
       url: '/v1/payment_intents/search',
     };
+  }
+
+  /** What the search index holds now: every PaymentIntent as it was {@link searchLagMs} ago. */
+  private searchable(): StripeObject[] {
+    if (this.searchLagMs <= 0) return [...this.intents.values()];
+    const until = Date.now() - this.searchLagMs;
+    return [...this.searchIndex.values()].flatMap((versions) => {
+      const seen = versions.filter((v) => v.at <= until).at(-1);
+      return seen ? [seen.snapshot] : [];
+    });
+  }
+
+  private indexForSearch(intent: StripeObject): void {
+    const versions = this.searchIndex.get(intent.id) ?? [];
+    versions.push({ at: Date.now(), snapshot: clone(intent) });
+    this.searchIndex.set(intent.id, versions);
   }
 
   // ─── Refunds (https://docs.stripe.com/api/refunds) ────────────────────────────────────────────
@@ -1075,14 +1398,39 @@ export class StripeSimulator {
       metadata: p.metadata ?? {},
       payment_intent: intent.id,
       reason: p.reason ?? null,
-      status: 'succeeded',
+      // https://docs.stripe.com/api/refunds/object#refund_object-status (refundsPending: `pending`)
+      status: this.refundsPending ? 'pending' : 'succeeded',
     };
     this.refunds.set(refund.id, refund);
+    // A pending refund already counts: the amount is on its way back (https://docs.stripe.com/refunds).
     charge.amount_refunded = (charge.amount_refunded as number) + amount;
     charge.refunded = charge.amount_refunded === charge.amount_captured;
     this.emit('refund.created', refund);
     this.emit('charge.refunded', charge);
     return clone(refund);
+  }
+
+  /**
+   * https://docs.stripe.com/api/refunds/list: newest first, filtered by `payment_intent` or
+   * `charge`, `limit` (default 10) and `starting_after`, with `has_more`. A list reads Stripe's
+   * records (no search index): a refund shows here as soon as it is created.
+   */
+  private listRefunds(p: Json): Json {
+    let all = [...this.refunds.values()]
+      .filter((r) => !p.payment_intent || r.payment_intent === p.payment_intent)
+      .filter((r) => !p.charge || r.charge === p.charge)
+      .reverse();
+    if (p.starting_after) {
+      const index = all.findIndex((r) => r.id === p.starting_after);
+      all = index < 0 ? [] : all.slice(index + 1);
+    }
+    const limit = (p.limit as number | undefined) ?? 10;
+    return {
+      object: 'list',
+      data: all.slice(0, limit).map((r) => clone(r)),
+      has_more: all.length > limit,
+      url: '/v1/refunds',
+    };
   }
 
   // ─── Customers and payment methods ──────────────────────────────────────────────────────────
@@ -1149,7 +1497,7 @@ export class StripeSimulator {
 
   // ─── Webhooks (https://docs.stripe.com/webhooks) ─────────────────────────────────────────────
 
-  private makeEvent(type: string, object: Json): StripeObject {
+  private makeEvent(type: string, object: Json | null): StripeObject {
     return {
       id: newId('evt_3'),
       object: 'event',
@@ -1164,6 +1512,7 @@ export class StripeSimulator {
   }
 
   private emit(type: string, object: Json): void {
+    if (object.object === 'payment_intent') this.indexForSearch(object as StripeObject);
     const event = this.makeEvent(type, object);
     this.events.push(event);
     if (!this.webhookUrl) return;
@@ -1273,11 +1622,49 @@ export class StripeSimulator {
       return send(402, this.paymentPage(session, (intent.last_payment_error as Json).message as string));
     }
     if (record.method === 'POST') {
-      const result = this.payOnPage(session, findTestCard(form.cardNumber ?? ''), false, pageDetails(form));
+      const result =
+        form.method === 'us_bank_account'
+          ? this.payWithBankAccount(session.id)
+          : this.payOnPage(session, findTestCard(form.cardNumber ?? ''), false, pageDetails(form));
       if (result.redirect) return send(303, '', { Location: result.redirect });
       return send(402, this.paymentPage(session, result.error));
     }
     return send(200, this.paymentPage(session));
+  }
+
+  /**
+   * `GET /3ds/{payment intent}`: the bank's 3D Secure page of a customer-present PaymentIntent
+   * (`next_action.redirect_to_url.url`); `POST` with `outcome` complete or fail answers 303 to the
+   * PaymentIntent's `return_url` (https://docs.stripe.com/payments/3d-secure/authentication-flow#manual-redirect).
+   */
+  private authenticationPage(record: RecordedRequest, res: ServerResponse): void {
+    const id = /^\/3ds\/([^/]+)$/.exec(record.path)?.[1] ?? '';
+    const intent = this.intents.get(id);
+    const send = (status: number, html: string, headers: Record<string, string> = {}) => {
+      record.status = status;
+      res.writeHead(status, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        ...headers,
+      });
+      res.end(html);
+    };
+    if (!intent || intent.status !== 'requires_action' || !this.awaitingAuthentication.has(id))
+      return send(404, page('3D Secure', '<p id="closed">This authentication is no longer available.</p>'));
+    if (record.method === 'POST') {
+      const outcome =
+        (parseQuery(record.body) as Record<string, string>).outcome === 'complete' ? 'complete' : 'fail';
+      return send(303, '', { Location: this.finishAuthentication(intent, outcome) });
+    }
+    return send(
+      200,
+      page(
+        '3D Secure authentication',
+        `<p>This is a test 3D Secure page for ${escapeHtml(formatAmount(intent.amount as number, intent.currency as string))}.</p>
+<form method="post"><button id="complete" name="outcome" value="complete" type="submit">Complete authentication</button>
+<button id="fail" name="outcome" value="fail" type="submit">Fail authentication</button></form>`,
+      ),
+    );
   }
 
   private paymentPage(session: StripeObject, error?: string): string {
@@ -1302,9 +1689,25 @@ ${error ? `<p id="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <label>Name on card <input id="billingName" name="billingName" value="Test Customer"></label>
 <button id="submit" class="SubmitButton" type="submit">Pay</button>
 </form>
+${
+  (session.payment_method_types as string[]).includes('us_bank_account')
+    ? `<form method="post" action="/c/pay/${escapeHtml(session.id)}"><button id="bank" name="method" value="us_bank_account" type="submit">Pay with US bank account</button></form>`
+    : ''
+}
 ${session.cancel_url ? `<a id="cancel" href="${escapeHtml(session.cancel_url as string)}">Cancel and return</a>` : ''}`,
     );
   }
+}
+
+/**
+ * The payment methods a session offers when it does not name them: Stripe's dynamic payment
+ * methods, those turned on in the Dashboard that fit the currency
+ * (https://docs.stripe.com/payments/payment-methods/dynamic-payment-methods). Here: cards, and for
+ * USD also ACH Direct Debit (`us_bank_account`, a delayed notification method,
+ * https://docs.stripe.com/payments/ach-direct-debit).
+ */
+function dynamicMethods(currency: string): string[] {
+  return currency === 'usd' ? ['card', 'us_bank_account'] : ['card'];
 }
 
 /** The expiry ("MM / YY") and name the hosted page's form carries. */

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import Stripe from 'stripe';
+import { ProviderCallFailed } from '../../adapters/gateway-adapter';
 import { fromStripeAmount, toStripeAmount } from './stripe-amounts';
 import { connectLimitedAgent } from '../connect-limited-agent';
 import {
@@ -59,6 +60,18 @@ export interface OffSessionChargeInput {
   paymentMethod: string;
   manualCapture: boolean;
   metadata?: Record<string, string>;
+}
+
+/**
+ * A charge of a saved card: off-session (merchant-initiated, contract §15), or with the customer
+ * present (they picked the card on our page, contract §20.1): then `off_session=false`, and a card
+ * whose issuer asks for 3-D Secure makes the PaymentIntent `requires_action`, sending the customer to
+ * `next_action.redirect_to_url.url` and back to `returnUrl`.
+ */
+export interface SavedCardChargeInput extends OffSessionChargeInput {
+  customerPresent: boolean;
+  /** Where the customer comes back after 3-D Secure (customer-present charges only). */
+  returnUrl?: string;
 }
 
 export interface RefundInput {
@@ -146,6 +159,12 @@ export class StripeClient {
       client_reference_id: input.referenceNumber,
       success_url: input.successUrl,
       cancel_url: input.cancelUrl,
+      // Cards only: Stripe's dynamic payment methods would otherwise offer what the Dashboard has on,
+      // including delayed ones (bank debits: `processing` for days) that hold the transaction that
+      // long (https://docs.stripe.com/payments/payment-methods/dynamic-payment-methods). In the API
+      // version the SDK pins, `allowed_payment_method_types` filters that dynamic set; it replaced
+      // `payment_method_types` (stripe-node's CHANGELOG; https://docs.stripe.com/api/checkout/sessions/create).
+      allowed_payment_method_types: ['card'],
       line_items: [
         {
           quantity: 1,
@@ -219,6 +238,22 @@ export class StripeClient {
     idempotencyKey: string,
     options: CallOptions = {},
   ): Promise<Stripe.PaymentIntent> {
+    return this.chargeSavedCard({ ...input, customerPresent: false }, idempotencyKey, options);
+  }
+
+  /**
+   * Charges a saved card: a PaymentIntent created and confirmed at once, off-session
+   * ({@link chargeOffSession}) or with the customer present (`off_session=false`, `return_url`: a card
+   * that needs 3-D Secure answers `requires_action` with `next_action.redirect_to_url`,
+   * https://docs.stripe.com/payments/3d-secure/authentication-flow#manual-redirect). The same input
+   * gives the same parameters, so a charge re-sent under its Idempotency-Key to learn a lost answer
+   * gets Stripe's stored answer, never a second charge (https://docs.stripe.com/api/idempotent_requests).
+   */
+  async chargeSavedCard(
+    input: SavedCardChargeInput,
+    idempotencyKey: string,
+    options: CallOptions = {},
+  ): Promise<Stripe.PaymentIntent> {
     const currency = input.currency.toLowerCase();
     return this.stripe.paymentIntents.create(
       {
@@ -227,9 +262,10 @@ export class StripeClient {
         customer: input.customer,
         payment_method: input.paymentMethod,
         confirm: true,
-        off_session: true,
+        off_session: !input.customerPresent,
         capture_method: input.manualCapture ? 'manual' : 'automatic',
         metadata: { ...input.metadata, reference_number: input.referenceNumber },
+        ...(input.customerPresent && input.returnUrl ? { return_url: input.returnUrl } : {}),
       },
       this.post(idempotencyKey, options),
     );
@@ -309,6 +345,30 @@ export class StripeClient {
   }
 
   /**
+   * The refunds of a PaymentIntent, newest first, all pages (https://docs.stripe.com/api/refunds/list).
+   * A list reads Stripe's records, not the search index: a refund is listed as soon as it exists,
+   * so a refund whose answer was lost is found here by the metadata it was created with.
+   */
+  async listRefunds(paymentIntent: string, options: CallOptions = {}): Promise<Stripe.Refund[]> {
+    const refunds: Stripe.Refund[] = [];
+    let startingAfter: string | undefined;
+    for (let page = 0; page < MAX_REFUND_PAGES; page++) {
+      const list = await this.stripe.refunds.list(
+        {
+          payment_intent: paymentIntent,
+          limit: 100,
+          ...(startingAfter ? { starting_after: startingAfter } : {}),
+        },
+        this.get(options),
+      );
+      refunds.push(...list.data);
+      if (!list.has_more || list.data.length === 0) return refunds;
+      startingAfter = list.data.at(-1)!.id;
+    }
+    throw new Error(`More than ${MAX_REFUND_PAGES * 100} refunds on one PaymentIntent`);
+  }
+
+  /**
    * A Customer to attach saved cards to: a PaymentMethod saved for off-session use belongs to one
    * (https://docs.stripe.com/payments/checkout/save-during-payment). https://docs.stripe.com/api/customers/create
    */
@@ -345,6 +405,9 @@ export class StripeClient {
     return { ...this.get(options), idempotencyKey };
   }
 }
+
+/** Pages of 100 refunds read at most for one PaymentIntent (a charge is refunded a few times at most). */
+const MAX_REFUND_PAGES = 10;
 
 /** A Stripe amount (minor units) of an object as our decimal string: e.g. a PaymentIntent's `amount`. */
 export function amountOf(object: { amount: number; currency: string }): string {
@@ -399,4 +462,20 @@ export function describeStripeError(error: unknown): StripeFailure {
     return { kind: 'refused', ...base };
   }
   return { kind: 'unknown', ...base };
+}
+
+/**
+ * A failed call as the seam's {@link ProviderCallFailed} (contract §20.1: a provider's own HTTP status
+ * never becomes ours): Stripe's status, code and message (never the request, a key or card data);
+ * `retryable` for no answer, a timeout, 429 and 5xx (https://docs.stripe.com/error-handling), not for
+ * 400, 401, 403, 404 or 409, which asking again the same way does not change.
+ */
+export function stripeCallFailed(failure: StripeFailure): ProviderCallFailed {
+  const status = failure.statusCode ?? null;
+  const retryable = status === null || status === 429 || status >= 500;
+  const message =
+    failure.type === 'unexpected' || status === null
+      ? `Stripe did not answer in time (${failure.type})`
+      : `Stripe answered ${status}: ${failure.message}`;
+  return new ProviderCallFailed('stripe', message, { status, code: failure.code ?? null, retryable });
 }
