@@ -5,9 +5,8 @@ import Decimal from 'decimal.js';
  * anything is sent"), for the driver catalogue's `amountProblem` hook: the transactions' create and
  * update and the operations' capture and refund ask it before anything is stored or sent.
  *
- * The same rule as the Stripe driver's `stripeAmountProblem`
- * (payments/providers/stripe/stripe-amounts.ts), which the catalogue, a lower layer, cannot import;
- * test/transactions/stripe-amount-rule.e2e-spec.ts holds the two to the same answers. From
+ * The one copy of the rule: the Stripe driver's amounts (payments/providers/stripe/stripe-amounts.ts)
+ * use it too; it lives here because the catalogue, a lower layer, cannot import payments/. From
  * https://docs.stripe.com/currencies ("Minor units in API amounts", "Zero-decimal currencies",
  * "Three-decimal currencies", "Special cases") and
  * https://support.stripe.com/questions/deprecation-of-fractional-isk-charges-and-refunds:
@@ -20,12 +19,20 @@ import Decimal from 'decimal.js';
  */
 
 /** https://docs.stripe.com/currencies#zero-decimal */
-const ZERO_DECIMAL: ReadonlySet<string> = new Set(
+export const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(
   'BIF CLP DJF GNF JPY KMF KRW MGA PYG RWF UGX VND VUV XAF XOF XPF'.split(' '),
 );
 
 /** https://docs.stripe.com/currencies#three-decimal */
-const THREE_DECIMAL: ReadonlySet<string> = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
+export const THREE_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
+
+/** How many decimal places Stripe's minor unit of `currency` (ISO 4217, any case) stands for. */
+export function stripeExponent(currency: string): 0 | 2 | 3 {
+  const code = currency.toUpperCase();
+  if (ZERO_DECIMAL_CURRENCIES.has(code)) return 0;
+  if (THREE_DECIMAL_CURRENCIES.has(code)) return 3;
+  return 2;
+}
 
 /** Charged in whole units although the API counts hundredths. */
 const WHOLE_UNITS_ONLY: ReadonlySet<string> = new Set(['ISK']);
@@ -44,7 +51,7 @@ export function stripeAmountRule(amount: string, currency: string): string | nul
   }
   if (!value.isFinite() || value.isNegative() || value.isZero())
     return `"${amount}" is not a positive amount.`;
-  const exponent = ZERO_DECIMAL.has(code) ? 0 : THREE_DECIMAL.has(code) ? 3 : 2;
+  const exponent = stripeExponent(code);
   const minor = value.times(new Decimal(10).pow(exponent));
   if (!minor.isInteger()) {
     return exponent === 0

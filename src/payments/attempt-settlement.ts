@@ -60,6 +60,9 @@ export interface FinishOptions {
   shared?: boolean;
 }
 
+/** How long after it was sent a charge may be re-sent under its idempotency key to learn its outcome. */
+const CHARGE_REPLAY_MS = 23 * 3600_000;
+
 /**
  * How long a left session is watched when its driver does not say (`payable_until`): an hour, the
  * longest hosted page lifetime among the drivers (docs/gateways/*.md).
@@ -439,6 +442,9 @@ export class AttemptSettlement {
   ): Promise<Omit<PayInput, keyof DriverCall> | null> {
     const token = attempt.card?.savedCardToken;
     if (!token) return null;
+    // Providers keep an idempotency key's answer about 24 hours (Stripe): re-sent later, the same
+    // charge could be carried out again. An older one is for a person (the driver cannot tell).
+    if (Date.now() - attempt.createdAt.getTime() > CHARGE_REPLAY_MS) return null;
     const saved = await this.cards.findByToken(token);
     if (!saved) return null;
     const present = attempt.card?.cardholderPresent === true;
@@ -449,6 +455,7 @@ export class AttemptSettlement {
       operation: tx.operation,
       card: { gatewayToken: saved.gatewayToken, ...(present ? { cardholderPresent: true } : {}) },
       saveCard: false,
+      ...(!present && tx.agreement ? { agreement: { id: tx.agreement.id, type: tx.agreement.type } } : {}),
       ...(present
         ? {
             returnUrl: attemptUrls(this.config.publicBaseUrl, attempt.pgCode, attempt.referenceNumber)

@@ -415,6 +415,7 @@ export class PaymentsService {
     deadline: number,
   ): Promise<GatewayAnswer> {
     const { driver } = bound;
+    const merchantInitiated = 'gatewayToken' in card && !card.cardholderPresent && card.cvc === undefined;
     const returnUrl =
       'gatewayToken' in card && card.cardholderPresent
         ? attemptUrls(this.config.publicBaseUrl, gateway.code, attempt.referenceNumber).returnUrl
@@ -432,6 +433,9 @@ export class PaymentsService {
         card,
         saveCard,
         ...(returnUrl ? { returnUrl } : {}),
+        ...(merchantInitiated && tx.agreement
+          ? { agreement: { id: tx.agreement.id, type: tx.agreement.type } }
+          : {}),
       });
     } catch (error) {
       this.logger.error({ err: error, adapter: driver.name }, 'Gateway adapter failed during an attempt');

@@ -4,6 +4,11 @@ import { Injectable } from '@nestjs/common';
 export const ANSWER_REUSE_MS = 5000;
 /** Questions kept at most; the oldest are dropped first. */
 const MAX_KEPT = 10_000;
+/**
+ * Calls at most per subject (an attempt) within one reuse window, whatever its questions' variants
+ * (returns whose parameters differ): past it, the subject's latest answer is reused.
+ */
+export const MAX_CALLS_PER_SUBJECT = 3;
 
 /** A question's call in flight, or its result once settled (kept {@link ANSWER_REUSE_MS}). */
 interface Entry {
@@ -32,16 +37,29 @@ export class ProviderDeadlinePassed extends Error {
 @Injectable()
 export class ProviderQuestions {
   private readonly entries = new Map<string, Entry>();
+  /** Per subject: when its last calls started, and the latest of them. */
+  private readonly subjects = new Map<string, { started: number[]; latest: Entry }>();
 
   /**
-   * `call`'s answer for `key`: the one in flight, or one settled less than {@link ANSWER_REUSE_MS}
-   * ago, or a new call. `deadline` (epoch ms) bounds this caller's wait, not the shared call.
+   * `call`'s answer for `key` (`<question>:<subject>`, the subject last: an attempt's reference): the
+   * one in flight, or one settled less than {@link ANSWER_REUSE_MS} ago, or a new call — unless the
+   * subject already made {@link MAX_CALLS_PER_SUBJECT} calls within the window, whose latest answer is
+   * then reused. `deadline` (epoch ms) bounds this caller's wait, not the shared call.
    */
   ask<T>(key: string, call: () => Promise<T>, deadline?: number): Promise<T> {
     const now = Date.now();
     let entry = this.entries.get(key);
     if (!entry || (entry.settledAt !== null && now - entry.settledAt >= ANSWER_REUSE_MS)) {
-      entry = this.start(key, call);
+      const subject = key.slice(key.lastIndexOf(':') + 1);
+      const recent = this.subjects.get(subject);
+      const started = (recent?.started ?? []).filter((at) => now - at < ANSWER_REUSE_MS);
+      if (recent && started.length >= MAX_CALLS_PER_SUBJECT) {
+        entry = recent.latest;
+      } else {
+        entry = this.start(key, call);
+        this.subjects.delete(subject);
+        this.subjects.set(subject, { started: [...started, now], latest: entry });
+      }
     }
     return withDeadline(entry.promise as Promise<T>, deadline);
   }
@@ -49,6 +67,7 @@ export class ProviderQuestions {
   /** Forgets what was learnt about `reference` (after an act that changes it: a session expired). */
   forget(reference: string): void {
     for (const key of this.entries.keys()) if (key.endsWith(`:${reference}`)) this.entries.delete(key);
+    this.subjects.delete(reference);
   }
 
   private start<T>(key: string, call: () => Promise<T>): Entry {
@@ -59,7 +78,7 @@ export class ProviderQuestions {
     entry.promise.then(settled, settled);
     this.entries.delete(key);
     this.entries.set(key, entry);
-    if (this.entries.size > MAX_KEPT) this.prune();
+    if (this.entries.size > MAX_KEPT || this.subjects.size > MAX_KEPT) this.prune();
     return entry;
   }
 
@@ -72,6 +91,9 @@ export class ProviderQuestions {
     for (const key of this.entries.keys()) {
       if (this.entries.size <= MAX_KEPT) break;
       this.entries.delete(key);
+    }
+    for (const [subject, recent] of this.subjects) {
+      if (recent.started.every((at) => now - at >= ANSWER_REUSE_MS)) this.subjects.delete(subject);
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CardsRepository } from '../cards/cards.repository';
 import { BadRequest, FieldErrors, NotFound, ServiceUnavailable } from '../common/errors/domain-errors';
@@ -78,6 +79,14 @@ const REPLY_WAIT_MS = 1000;
 
 /** How long a pick waits for the provider to say whether a session to resume is still open. */
 const RESUME_CHECK_MS = 3000;
+
+/** A short digest of a return's parameters, in a stable order (a cache key part). */
+function paramsDigest(params: Record<string, string>): string {
+  const sorted = Object.keys(params)
+    .sort()
+    .map((key) => [key, params[key]]);
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url').slice(0, 16);
+}
 
 /** What one pick of a redirect gateway works with. */
 interface Pick {
@@ -267,7 +276,13 @@ export class RedirectPayments implements OnModuleDestroy {
     if (!gateway.tokenizable)
       throw new FieldErrors({ save_card: [`Gateway "${gateway.code}" cannot save cards.`] });
     const cards = await this.cards.list(tx.customerId, [gateway.code]);
-    return { customerId: tx.customerId, savedTokens: cards.map((card) => card.gatewayToken) };
+    return {
+      customerId: tx.customerId,
+      savedTokens: cards.map((card) => card.gatewayToken),
+      ...(tx.paymentType === 'auto_debit' && tx.agreement
+        ? { agreement: { id: tx.agreement.id, type: tx.agreement.type } }
+        : {}),
+    };
   }
 
   /** Our return, cancel and notify URLs for an attempt (contract §20), on PUBLIC_BASE_URL. */
@@ -287,7 +302,9 @@ export class RedirectPayments implements OnModuleDestroy {
     const attempt = await this.attempts.findByReference(await this.returnReference(code, params));
     if (!attempt || attempt.pgCode !== code) throw new NotFound();
     const canceled = params[RETURN_CANCEL_PARAM] === '1';
-    if (attempt.settledAt === null && attempt.leftAt === null) {
+    // A left attempt is asked too (its session may have taken the payment since), unless this is
+    // one more cancel of it.
+    if (attempt.settledAt === null && !(canceled && attempt.leftAt !== null)) {
       try {
         await this.completeOnReturn(attempt, params, canceled, deadline);
       } catch (error) {
@@ -520,8 +537,10 @@ export class RedirectPayments implements OnModuleDestroy {
     const bound = await this.settlement.driverOf(attempt);
     if (!bound || !isRedirectDriver(bound.driver)) return;
     const driver = bound.driver;
+    // Keyed by what the browser brought too (a new resultIndicator is a new return), within the
+    // per-attempt bound of ProviderQuestions.
     const known = await this.questions.ask(
-      `complete:${attempt.referenceNumber}`,
+      `complete-${paramsDigest(params)}:${attempt.referenceNumber}`,
       () =>
         driver.complete({
           gateway: bound.gateway,

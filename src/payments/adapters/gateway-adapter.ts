@@ -69,6 +69,11 @@ export interface PayInput extends DriverCall {
   /** Tokenize the card: on success the outcome carries the gateway's token for it. */
   saveCard: boolean;
   /**
+   * The transaction's agreement (contract §15) for a merchant-initiated charge (auto-debit), which
+   * credential-on-file rules want sent with it (MPGS `agreement`); null or absent otherwise.
+   */
+  agreement?: ChargeAgreement | null;
+  /**
    * Where the customer comes back to when the provider must show them a page first (3-D Secure of a
    * customer-present saved-card charge, contract §20.1): `/gateways/{code}/return/?ref=…`. Absent
    * for a merchant-initiated charge (auto-debit), which never asks the customer anything.
@@ -228,10 +233,18 @@ export interface StartInput extends DriverCall, RedirectUrls {
   saveCard?: SaveCardRequest;
 }
 
+/** An agreement as the drivers send it: our id and type (`recurring`, `installment`, `unscheduled`). */
+export interface ChargeAgreement {
+  id: string;
+  type: string;
+}
+
 /** Who a card saved on the provider's page belongs to. */
 export interface SaveCardRequest {
   /** The transaction's `customer_id`. */
   customerId: string;
+  /** The agreement the card is saved under (`payment_type` `auto_debit`), for credential-on-file rules. */
+  agreement?: ChargeAgreement | null;
   /**
    * The gateway tokens of this customer's cards already saved on this gateway, most recently used
    * first: a provider that keeps its own customer record (Stripe's Customer) reuses it from them.

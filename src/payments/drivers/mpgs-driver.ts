@@ -5,6 +5,7 @@ import { Money } from '../../common/money/money';
 import { CurrenciesService } from '../../currencies/currencies.service';
 import {
   type AttemptOutcome,
+  type ChargeAgreement,
   type Completion,
   type CompleteInput,
   type DriverCall,
@@ -20,7 +21,6 @@ import {
   type ProviderOutcome,
   type ProviderNotification,
   type RedirectDriver,
-  type SaveCardRequest,
   type StartInput,
   type StartResult,
   ProviderCallFailed,
@@ -67,15 +67,6 @@ const TRANSACTION_ID_HEX = 32;
 
 /** The transaction types that pay an order; every other one (AUTHENTICATION, CAPTURE, REFUND, VOID_*) does not. */
 const PAYING_TYPES = new Set(['PAYMENT', 'AUTHORIZATION']);
-
-/**
- * The transaction's agreement, for a merchant-initiated charge (auto-debit) and for the first
- * payment of a card saved under one (contract §15; "Credential on File Transactions"). The seam's
- * PayInput and SaveCardRequest do not carry it yet: read when the pay path gives it.
- */
-interface AgreementInput {
-  agreement?: { id: string; type: string } | null;
-}
 
 /** Our agreement types (contract §15) as MPGS names them (`agreement.type`). */
 const AGREEMENT_TYPES: Readonly<Record<string, MpgsAgreement['type']>> = {
@@ -142,9 +133,7 @@ export class MpgsDriver extends ProviderDriver implements RedirectDriver {
 
   async start(input: StartInput): Promise<StartResult> {
     const client = this.clientFor(input.settings);
-    const agreement = input.saveCard
-      ? agreementOf((input.saveCard as SaveCardRequest & AgreementInput).agreement)
-      : null;
+    const agreement = input.saveCard ? agreementOf(input.saveCard.agreement) : null;
     const session = await client
       .initiateCheckout(
         {
@@ -283,7 +272,7 @@ export class MpgsDriver extends ProviderDriver implements RedirectDriver {
       throw new Error('The mpgs driver takes new cards on the Hosted Payment Page (start), never here');
     const client = this.clientFor(input.settings);
     const present = input.card.cardholderPresent === true || input.card.cvc !== undefined;
-    const agreement = present ? null : agreementOf((input as PayInput & AgreementInput).agreement);
+    const agreement = present ? null : agreementOf(input.agreement);
     let done: MpgsTransaction;
     try {
       done = await client.payWithToken(
@@ -504,7 +493,7 @@ export function providerFailure(error: unknown): unknown {
 }
 
 /** Our agreement (contract §15) as MPGS's `agreement` field; null without one. */
-function agreementOf(agreement: AgreementInput['agreement']): MpgsAgreement | null {
+function agreementOf(agreement: ChargeAgreement | null | undefined): MpgsAgreement | null {
   if (!agreement?.id) return null;
   return { id: agreement.id.slice(0, 100), type: AGREEMENT_TYPES[agreement.type] ?? 'UNSCHEDULED' };
 }

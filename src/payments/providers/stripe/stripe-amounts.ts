@@ -1,7 +1,9 @@
 import Decimal from 'decimal.js';
 
 /**
- * Stripe's amount rules, from https://docs.stripe.com/currencies ("Minor units in API amounts",
+ * Stripe's amounts in its minor units. The rule of what Stripe can charge has one copy, in
+ * src/gateways/stripe-amount-rule.ts (the driver catalogue's `amountProblem` hook, which the
+ * transactions and operations ask before anything is sent); it is re-exported here. The rules, from https://docs.stripe.com/currencies ("Minor units in API amounts",
  * "Zero-decimal currencies", "Three-decimal currencies", "Special cases") and
  * https://support.stripe.com/questions/deprecation-of-fractional-isk-charges-and-refunds.
  *
@@ -15,54 +17,16 @@ import Decimal from 'decimal.js';
  *   payouts, not charges).
  */
 
-/** https://docs.stripe.com/currencies#zero-decimal */
-export const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(
-  'BIF CLP DJF GNF JPY KMF KRW MGA PYG RWF UGX VND VUV XAF XOF XPF'.split(' '),
-);
-
-/** https://docs.stripe.com/currencies#three-decimal */
-export const THREE_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
-
-/** Currencies whose charged amounts must be whole units although the API counts hundredths. */
-const WHOLE_UNITS_ONLY: ReadonlySet<string> = new Set(['ISK']);
-
-/** How many decimal places Stripe's minor unit of `currency` (ISO 4217, any case) stands for. */
-export function stripeExponent(currency: string): 0 | 2 | 3 {
-  const code = currency.toUpperCase();
-  if (ZERO_DECIMAL_CURRENCIES.has(code)) return 0;
-  if (THREE_DECIMAL_CURRENCIES.has(code)) return 3;
-  return 2;
-}
-
-/**
- * Why Stripe cannot charge `amount` (a decimal string in major units) in `currency`, as a sentence
- * meant for a 400 under `amount`; null when it can.
- */
-export function stripeAmountProblem(amount: string, currency: string): string | null {
-  const code = currency.toUpperCase();
-  let value: Decimal;
-  try {
-    value = new Decimal(amount);
-  } catch {
-    return `"${amount}" is not a decimal amount.`;
-  }
-  if (!value.isFinite() || value.isNegative() || value.isZero())
-    return `"${amount}" is not a positive amount.`;
-  const exponent = stripeExponent(code);
-  const minor = value.times(new Decimal(10).pow(exponent));
-  if (!minor.isInteger()) {
-    return exponent === 0
-      ? `Stripe charges ${code} in whole units only (no decimals).`
-      : `Stripe charges ${code} with at most ${exponent} decimals.`;
-  }
-  if (exponent === 3 && !minor.mod(10).isZero()) {
-    return `Stripe charges ${code} in multiples of 0.010: the last of the three decimals must be 0.`;
-  }
-  if (WHOLE_UNITS_ONLY.has(code) && !minor.mod(100).isZero()) {
-    return `Stripe charges ${code} in whole units only (no decimals).`;
-  }
-  return null;
-}
+export {
+  stripeExponent,
+  THREE_DECIMAL_CURRENCIES,
+  ZERO_DECIMAL_CURRENCIES,
+  stripeAmountRule as stripeAmountProblem,
+} from '../../../gateways/stripe-amount-rule';
+import {
+  stripeAmountRule as stripeAmountProblem,
+  stripeExponent,
+} from '../../../gateways/stripe-amount-rule';
 
 /** Whether Stripe can charge `amount` in `currency` (see stripeAmountProblem). */
 export function isStripeChargeable(amount: string, currency: string): boolean {
