@@ -51,17 +51,15 @@ describe('contract §20.1: the pay path at the providers’ edges', () => {
       ],
     });
     s = await seedBasics(t);
-    await t.app
-      .get(GatewaysService)
-      .create(
-        gatewayInput({
-          code: 'hosted',
-          name: 'Hosted page',
-          pg: 'mpgs',
-          currencies: ['KWD'],
-          tokenizable: true,
-        }),
-      );
+    await t.app.get(GatewaysService).create(
+      gatewayInput({
+        code: 'hosted',
+        name: 'Hosted page',
+        pg: 'mpgs',
+        currencies: ['KWD'],
+        tokenizable: true,
+      }),
+    );
     d = new TransactionDriver(t, s.apiKey);
     ds = dataSourceOf(t);
   });
