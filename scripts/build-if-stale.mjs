@@ -6,10 +6,21 @@
 //   node scripts/build-if-stale.mjs --done     postbuild: the build completed; stamp it
 //
 // The stamp `dist/.build-stamp` carries the start time of the last build that completed (its
-// mtime): a file saved while that build ran is newer than the stamp, so the next start rebuilds. A
-// failed or interrupted build leaves no stamp, so the next start rebuilds too.
+// mtime): a file saved while that build ran is newer than the stamp, so the next start rebuilds. It
+// also lists the input files that build saw, so an added or deleted file rebuilds too (folder
+// mtimes are not used: building the client, `npm run client:build`, rewrites clients/typescript/dist
+// and so its folder's mtime, without changing any input). A failed or interrupted build leaves no
+// stamp, so the next start rebuilds too.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,47 +43,67 @@ export const BUILD_OUTPUTS = ['dist/src/main.js', 'dist/scripts/migrate.js'];
 export const STAMP = 'dist/.build-stamp';
 const STARTED = 'dist/.build-started';
 
-/** The newest modification time (ms) of a file or of any file under a folder; 0 when absent. */
-function newestMtime(path) {
-  let stat;
-  try {
-    stat = statSync(path);
-  } catch {
-    return 0;
-  }
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs; // a deleted file changes its folder's mtime
-  for (const entry of readdirSync(path)) {
-    // A package's own build output and dependencies (clients/typescript/dist/) are not inputs.
-    if (entry === 'dist' || entry === 'node_modules') continue;
-    newest = Math.max(newest, newestMtime(join(path, entry)));
-  }
-  return newest;
+/** Entries under an input folder that are not inputs: a package's own build output and dependencies. */
+const NOT_INPUTS = new Set(['dist', 'node_modules']);
+
+/** Every input file under `root` (relative paths, sorted) with its modification time (ms). */
+export function inputFiles(root) {
+  const files = [];
+  const walk = (relative) => {
+    let stat;
+    try {
+      stat = statSync(join(root, relative));
+    } catch {
+      return;
+    }
+    if (!stat.isDirectory()) {
+      files.push({ path: relative, mtimeMs: stat.mtimeMs });
+      return;
+    }
+    for (const entry of readdirSync(join(root, relative)).sort()) {
+      if (!NOT_INPUTS.has(entry)) walk(join(relative, entry));
+    }
+  };
+  for (const input of BUILD_INPUTS) walk(input);
+  return files;
+}
+
+/** The input listing a stamp records (one path a line). */
+function listing(files) {
+  return files.map((file) => file.path).join('\n');
 }
 
 /**
- * Why `root`'s build is stale, or null when it is fresh: every output is there and no input is
- * newer than the stamp of the last complete build.
+ * Why `root`'s build is stale, or null when it is fresh: every output is there, no input file is
+ * newer than the stamp of the last complete build, and the input files are the ones it saw.
  */
 export function staleReason(root) {
   const missing = BUILD_OUTPUTS.find((output) => !existsSync(join(root, output)));
   if (missing) return `${missing} is missing`;
   let stamp;
+  let recorded;
   try {
     stamp = statSync(join(root, STAMP)).mtimeMs;
+    recorded = readFileSync(join(root, STAMP), 'utf8');
   } catch {
     return 'no complete build is recorded';
   }
-  for (const input of BUILD_INPUTS) {
-    if (newestMtime(join(root, input)) > stamp) return `${input} changed since the last build`;
-  }
+  const files = inputFiles(root);
+  const changed = files.find((file) => file.mtimeMs > stamp);
+  if (changed) return `${topOf(changed.path)} changed since the last build`;
+  if (listing(files) !== recorded) return 'input files were added or removed since the last build';
   return null;
+}
+
+/** The BUILD_INPUTS entry a path is under. */
+function topOf(path) {
+  return BUILD_INPUTS.find((input) => path === input || path.startsWith(`${input}/`)) ?? path;
 }
 
 function main(root, argument) {
   if (argument === '--begin') {
     mkdirSync(join(root, 'dist'), { recursive: true });
-    writeFileSync(join(root, STARTED), '');
+    writeFileSync(join(root, STARTED), listing(inputFiles(root)));
     return 0;
   }
   if (argument === '--done') {

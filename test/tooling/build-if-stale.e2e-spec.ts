@@ -8,6 +8,7 @@ const SCRIPT = resolve(__dirname, '..', '..', '..', 'scripts', 'build-if-stale.m
 
 interface BuildIfStale {
   staleReason(root: string): string | null;
+  inputFiles(root: string): { path: string; mtimeMs: number }[];
   STAMP: string;
 }
 
@@ -46,7 +47,16 @@ describe('the build-if-stale decision', () => {
       utimesSync(join(dir, folder), BUILT - 100, BUILT - 100);
     file(dir, 'dist/src/main.js', BUILT + 90);
     file(dir, 'dist/scripts/migrate.js', BUILT + 90);
+    // The stamp of the last complete build: its start time, and the input files it saw.
     file(dir, script.STAMP, BUILT);
+    writeFileSync(
+      join(dir, script.STAMP),
+      script
+        .inputFiles(dir)
+        .map((f) => f.path)
+        .join('\n'),
+    );
+    utimesSync(join(dir, script.STAMP), BUILT, BUILT);
     return dir;
   }
 
@@ -55,11 +65,26 @@ describe('the build-if-stale decision', () => {
   it('is fresh when every source is older than the stamp of the last complete build', () => {
     root = freshTree();
     assert.equal(script.staleReason(root), null);
-    // Output of a package's own build and test/ are not inputs of the service's build.
-    file(root, 'clients/typescript/dist/esm/index.js', BUILT + 500);
+    // Output of a package's own build and test/ are not inputs of the service's build: building the
+    // client (`npm run client:build`) rewrites clients/typescript/dist, and so its folder's mtime.
     file(root, 'test/a.e2e-spec.ts', BUILT + 500);
-    utimesSync(join(root, 'clients/typescript'), BUILT - 100, BUILT - 100);
-    utimesSync(join(root, 'clients'), BUILT - 100, BUILT - 100);
+    const client = freshTree();
+    try {
+      file(client, 'clients/typescript/index.ts', BUILT - 100);
+      writeFileSync(
+        join(client, script.STAMP),
+        script
+          .inputFiles(client)
+          .map((f) => f.path)
+          .join('\n'),
+      );
+      utimesSync(join(client, script.STAMP), BUILT, BUILT);
+      file(client, 'clients/typescript/dist/esm/index.js', BUILT + 500);
+      utimesSync(join(client, 'clients/typescript'), BUILT + 500, BUILT + 500);
+      assert.equal(script.staleReason(client), null);
+    } finally {
+      rmSync(client, { recursive: true, force: true });
+    }
     assert.equal(script.staleReason(root), null);
   });
 
@@ -87,11 +112,13 @@ describe('the build-if-stale decision', () => {
       ['a new file', (dir) => file(dir, 'src/new.ts', BUILT + 10), 'src changed since the last build'],
       [
         'a deleted file',
-        (dir) => {
-          rmSync(join(dir, 'src/app/app.module.ts'));
-          utimesSync(join(dir, 'src/app'), BUILT + 10, BUILT + 10);
-        },
-        'src changed since the last build',
+        (dir) => rmSync(join(dir, 'src/app/app.module.ts')),
+        'input files were added or removed since the last build',
+      ],
+      [
+        'a file added with an old modification time (copied in)',
+        (dir) => file(dir, 'src/old.ts', BUILT - 1000),
+        'input files were added or removed since the last build',
       ],
       [
         'a failed build (no stamp)',
