@@ -1,6 +1,6 @@
 // `npm run bench`: CPU per request of the BUILT service's hot paths against two references measured
 // in the same run: a bare NestJS + Express ping (bench/ping-server.ts: the framework) and the floor
-// (bench/floor-server.ts: the same externally visible work with nothing else, issue 25), on a fresh
+// (bench/floor-server.ts: the same externally visible work with nothing else), on a fresh
 // MySQL database, 10 connections. Each round: ping, create and floor-create, ping, retrieve and
 // floor-retrieve, ping (service and floor side by side, their order alternating per round), so
 // machine noise that drifts over the run cancels out in the service ÷ floor ratio of each round.

@@ -1,5 +1,5 @@
 /**
- * Expiry sweep benchmark (issue #5): inserts N due transactions set-based into a fresh MySQL
+ * Expiry sweep benchmark: inserts N due transactions set-based into a fresh MySQL
  * database, runs ExpiryService.sweep() until all are expired, and reports rows per second and the
  * process's peak memory. Runs at several sizes (default 25 000, 50 000, 100 000) to show that
  * memory stays flat as the count grows.

@@ -1,4 +1,4 @@
-// The floor of `npm run bench` (issue 25): what a create and a retrieve must cost on this stack,
+// The floor of `npm run bench`: what a create and a retrieve must cost on this stack,
 // measured in the same run as the service. A bare NestJS + Express app with ONE class-validator DTO
 // (the service's CreateTransactionDto: the create's fields and limits), an in-memory API-key check,
 // mysql2 without an ORM. Create writes the same rows in one DB transaction (the transaction, its

@@ -1,5 +1,5 @@
 /**
- * Admin transaction search benchmark (contract §18, issue #14): fills a fresh MySQL database with N
+ * Admin transaction search benchmark (contract §18): fills a fresh MySQL database with N
  * transactions (default 1 000 000: a year of created_at, every state, 20 000 customers), then
  * times each kind of search the admin API runs — first page, a page 200 pages deep (by cursor),
  * by state, by customer e-mail, by order_no, by a day's range — with the search indexes, and

@@ -1,5 +1,5 @@
 // Builds `dist/` only when a source it is built from changed since the last complete build, so
-// `npm start` and `npm run migration:run` start in seconds when nothing changed (issue 26 item 3).
+// `npm start` and `npm run migration:run` start in seconds when nothing changed.
 //
 //   node scripts/build-if-stale.mjs            build when stale (prestart, migration:run, …)
 //   node scripts/build-if-stale.mjs --begin    prebuild: remember when this build started

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run test:readme`: the README is a tour that runs top to bottom as printed (issue 26 item 1).
+// `npm run test:readme`: the README is a tour that runs top to bottom as printed.
 // Starts the built service (dist/) on a fresh embedded SQLite file in a temp dir, on a free port;
 // pastes the `export` lines its first start prints, as the README asks the reader to; then runs
 // every ```sh / ```bash block of README.md in order, in one bash session (`set -euo pipefail`).

@@ -6,7 +6,7 @@ const SHUTDOWN_LIMIT_MS = 9800;
 const RESPAWN_DELAY_MS = 1000;
 
 /**
- * `WEB_CONCURRENCY` (issue #13): the number of worker processes to run on this machine, each a
+ * `WEB_CONCURRENCY`: the number of worker processes to run on this machine, each a
  * whole replica (HTTP on the shared port via node:cluster, its own pool, dispatcher and jobs —
  * all safe side by side, as on several machines). 1 (the default) runs the service in this
  * process.

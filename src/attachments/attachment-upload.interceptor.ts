@@ -76,7 +76,7 @@ export class AttachmentUploadInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     // Another kind of body (JSON, a form, none): not this interceptor's to read, and no file to
-    // remove afterwards, so the route runs as if it were not here (issue 25: no rxjs chain and
+    // remove afterwards, so the route runs as if it were not here (no rxjs chain and
     // temp-file cleanup on every JSON create).
     if (!req.is('multipart/form-data')) return next.handle();
     const res = http.getResponse<Response>();

@@ -37,7 +37,7 @@ export class CredentialsGuard implements CanActivate {
 
   /**
    * The schemes of each route handler (its own, else its controller's): metadata fixed at start-up,
-   * read once per handler rather than through the Reflector on every request (issue 25).
+   * read once per handler rather than through the Reflector on every request.
    */
   private readonly schemesOf = new WeakMap<object, AuthScheme[] | null>();
 
@@ -113,7 +113,7 @@ export class CredentialsGuard implements CanActivate {
   /**
    * The principal of the credentials, or null when they are wrong: the strategies' own `validate`,
    * called directly with the header already parsed (as their passport `authenticate` would, without
-   * a passport strategy object per request, issue 25).
+   * a passport strategy object per request).
    */
   private async authenticate(scheme: AuthScheme, header: AuthorizationHeader): Promise<Principal | null> {
     if (scheme === 'api-key') {

@@ -150,7 +150,7 @@ export class DeliveriesRepository {
    * Logs the attempt and moves the delivery on (done, failed or pending again), releasing the claim
    * — if this worker still holds it; the attempt is logged either way. Finishes that complete
    * within {@link FINISH_WINDOW_MS} of each other are written together: one multi-row INSERT of
-   * their attempts, one UPDATE of their rows (issue #13).
+   * their attempts, one UPDATE of their rows.
    */
   finish(delivery: Delivery, result: AttemptResult): Promise<void> {
     return new Promise((resolve, reject) => {

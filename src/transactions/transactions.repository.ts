@@ -30,12 +30,12 @@ export class TransactionsRepository {
     return manager ? manager.getRepository(Transaction) : this.repo;
   }
 
-  /** One INSERT (no read-back SELECT), built by hand: the create's hot path (issue #13). */
+  /** One INSERT (no read-back SELECT), built by hand: the create's hot path. */
   async insert(transaction: Transaction, manager?: EntityManager): Promise<void> {
     transaction.id = await insertRow(this.of(manager).manager, Transaction, transaction);
   }
 
-  /** By session id: one hand-built SELECT (the retrieve's hot path, issue #13). */
+  /** By session id: one hand-built SELECT (the retrieve's hot path). */
   findBySessionId(sessionId: string, manager?: EntityManager): Promise<Transaction | null> {
     return selectOneBy(this.of(manager).manager, Transaction, 'session_id', sessionId);
   }

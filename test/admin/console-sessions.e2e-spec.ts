@@ -77,7 +77,7 @@ describe('admin console sessions', () => {
     });
   });
 
-  it('lets the right password in from an address locked for that name (issue #22)', async () => {
+  it('lets the right password in from an address locked for that name', async () => {
     for (let i = 0; i < 4; i++) await sessions.signIn(ADMIN.username, 'guess', '127.0.0.7');
     const locked = await sessions.signIn(ADMIN.username, 'guess', '127.0.0.7');
     assert.equal(!locked.ok && locked.reason, 'throttled');
@@ -111,7 +111,7 @@ describe('admin console sessions', () => {
 });
 
 /**
- * contract §19 (issue #22): a user's console sessions end when their password changes, when they are
+ * contract §19: a user's console sessions end when their password changes, when they are
  * deactivated, demoted or deleted — through the admin API and through the console — and a
  * sign-in replaces the session the browser came with.
  */

@@ -11,7 +11,7 @@ const TXN = '/b/checkout/v1/pymt-txn/';
 const CACHE_MS = 3000;
 
 /**
- * Verified API keys are kept per replica for API_KEY_CACHE_MS (issue #13): a revocation applies at
+ * Verified API keys are kept per replica for API_KEY_CACHE_MS: a revocation applies at
  * once on the replica that made it and within the cache time on the others; expiry is checked on
  * every request.
  */

@@ -14,7 +14,7 @@ const CROSS_SITE = { detail: 'Cross-site requests are not allowed.' };
 const EVIL = 'https://evil.example';
 
 /**
- * contract §3 "No cross-site writes" (issue #22): a page of another site auto-posting a form, in a
+ * contract §3 "No cross-site writes": a page of another site auto-posting a form, in a
  * browser that holds Basic credentials, must not write. Browsers mark such requests with
  * `Sec-Fetch-Site` and `Origin`; servers send neither and are unaffected.
  */

@@ -13,7 +13,7 @@ const TXN = '/b/checkout/v1/pymt-txn/';
 const INVALID_LOGIN = { detail: 'Invalid username or password.' };
 
 /**
- * contract §3 "Names compare exactly" (issue #22): `admin ` (trailing space) signed in as `admin` on
+ * contract §3 "Names compare exactly": `admin ` (trailing space) signed in as `admin` on
  * MariaDB, whose PAD SPACE collations (utf8mb4_bin included) ignore trailing spaces; a database
  * created with the default case-insensitive collation also matched `ADMIN` and an upper-cased
  * key prefix.

@@ -16,7 +16,7 @@ const OTHER = '127.0.0.2';
 
 /**
  * contract §3: failures are counted per source address and identity together, the lock is checked
- * after the credential, and a correct credential is never refused (issue #22: ten wrong
+ * after the credential, and a correct credential is never refused (ten wrong
  * passwords for `admin` from 127.0.0.2 used to lock the real admin out everywhere).
  */
 describe('throttling repeated authentication failures (429 with Retry-After)', () => {

@@ -256,7 +256,7 @@ describe('admin console in a real browser', () => {
     const retrieveList = () =>
       t.http().post('/b/pbl/v2/payment-methods/').set('Authorization', basic).send({ currency_code: 'KWD' });
     assert.equal((await retrieveList()).status, 200, 'the new user authenticates');
-    // "Leave empty to keep" is the password's hint, under it, not above the whole form (issue 26).
+    // "Leave empty to keep" is the password's hint, under it, not above the whole form.
     const password = page.getByLabel('Password');
     assert.equal(await password.getAttribute('aria-describedby'), 'password-hint');
     assert.equal(
@@ -390,7 +390,7 @@ describe('admin console in a real browser', () => {
     assert.equal(await page.locator('html').getAttribute('lang'), 'ar');
     await page.screenshot({ path: join(SHOTS, 'configuration-ar.png'), fullPage: true });
 
-    // Field and state names in Arabic; dates read in order, left to right (issue 26).
+    // Field and state names in Arabic; dates read in order, left to right.
     const ar = consoleStrings('ar');
     const d = new TransactionDriver(t, s.apiKey);
     const tx = await d.create({ order_no: 'CONSOLE-AR', webhook_url: hook.url });

@@ -217,7 +217,7 @@ describe('checkout in a real browser (Debian chromium)', () => {
           .expect(200)
       ).body as { token: string }[];
       assert.ok(!(await page.content()).includes(token), 'no card token in the page');
-      // Each choice is a group of its own, and only the chosen one's fields show (issue 26).
+      // Each choice is a group of its own, and only the chosen one's fields show.
       const savedGroup = page.getByRole('group', { name: 'Your saved cards' });
       const newGroup = page.getByRole('group', { name: 'A new card' });
       assert.equal(await newGroup.getByLabel('Card number').count(), 1, 'the new card fields are its group');

@@ -15,7 +15,7 @@ import {
 
 /**
  * Deliveries are written claimed by the dispatcher of the process that records them and sent right
- * after the commit, with no claim round trips (issue #13); anything else still goes through the
+ * after the commit, with no claim round trips; anything else still goes through the
  * dispatcher's passes (retries, other replicas' rows, lease takeovers).
  */
 describe('deliveries sent right after their commit', () => {

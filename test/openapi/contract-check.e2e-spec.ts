@@ -62,7 +62,7 @@ describe('the OpenAPI contract check', () => {
     );
   });
 
-  it('matches paths as written, as tools do: each spelling is declared (issue 26)', () => {
+  it('matches paths as written, as tools do: each spelling is declared', () => {
     const missing = json({ detail: 'No such transaction.', result: 'failed' });
     for (const path of ['/b/pbl/v2/inquiry', '/b/pbl/v2/inquiry/']) {
       assert.equal(contractViolation('POST', path, 404, 'application/json', missing), null, path);

@@ -10,7 +10,7 @@ import { startApp, TestApp } from '../setup/test-app';
 /** This file runs as dist/test/openapi/*.js. */
 const REPO = resolve(__dirname, '..', '..', '..');
 
-/** The generated TypeScript client (issue #14): typed by openapi.json, working against the service. */
+/** The generated TypeScript client: typed by openapi.json, working against the service. */
 describe('the TypeScript client (clients/typescript)', () => {
   let t: TestApp;
   let s: Seeded;

@@ -29,7 +29,7 @@ function exampleEnv(): Record<string, string> {
   );
 }
 
-describe('the compose files and their secrets (issue 26)', () => {
+describe('the compose files and their secrets', () => {
   it('require every secret (no default), and docker/.env.example documents every variable they read', () => {
     const example = exampleEnv();
     for (const file of COMPOSE_FILES) {

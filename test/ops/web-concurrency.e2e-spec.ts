@@ -21,7 +21,7 @@ function childrenOf(pid: number): number[] {
   return children;
 }
 
-/** WEB_CONCURRENCY (issue #13): several worker processes of the service on one machine. */
+/** WEB_CONCURRENCY: several worker processes of the service on one machine. */
 describe('WEB_CONCURRENCY workers', () => {
   it('refuses a value that is not 1–64, and more than one worker on the embedded database', async () => {
     const bad = await runServiceToExit({ WEB_CONCURRENCY: 'many' });

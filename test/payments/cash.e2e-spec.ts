@@ -89,7 +89,7 @@ describe('cash payments', () => {
     const pagePath = pageUrl.pathname + pageUrl.search;
     const page = await t.http().get(pagePath).expect(200);
     assert.match(page.text, /data-testid="cash-instructions">Pay at our Salmiya branch/);
-    // The page says what it is for: cash, not a card (issue 26).
+    // The page says what it is for: cash, not a card.
     assert.match(page.text, /<h1 id="page-title">Cash payment<\/h1>/);
     assert.match(page.text, /<title>Cash payment · /);
     assert.doesNotMatch(page.text, /Card payment/);

@@ -24,7 +24,7 @@ const INQUIRY = '/b/pbl/v2/inquiry/';
 const DRIVERS = '/b/checkout/v1/admin/gateway-drivers/';
 
 /**
- * KNET at its edges (contract §20.1, issue 34; docs/gateways/knet.md), over HTTP against a simulator
+ * KNET at its edges (contract §20.1; docs/gateways/knet.md), over HTTP against a simulator
  * that behaves as KNET's manual (K-064) and public kits say, not as our driver would like: the
  * 19-character `transid`, `INITIATED` while the customer is on KNET's page, an answer the driver
  * does not know, KNET's error answers to an inquiry, the errorURL link while the page stays payable,

@@ -19,7 +19,7 @@ import {
 const INQUIRY = '/b/pbl/v2/inquiry/';
 
 /**
- * Money at MPGS's edges (issue 34, contract §20.1), end to end over HTTP against the simulator as
+ * Money at MPGS's edges (contract §20.1), end to end over HTTP against the simulator as
  * MPGS documents it: a decline the payer retries on the Hosted Payment Page, cancel then pay again,
  * 3-D Secure abandoned, a lookup that hangs while the customer waits (the shared 10-second
  * deadline, with the gateway's timeout_ms at 2000), operations whose answers are lost or wrong

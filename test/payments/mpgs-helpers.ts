@@ -146,7 +146,7 @@ async function ledgerProblems(ds: DataSource, sim: MpgsSimulator): Promise<strin
 }
 
 /**
- * The money audit that ends each MPGS suite (issue 34): every successful PAYMENT or AUTHORIZATION
+ * The money audit that ends each MPGS suite: every successful PAYMENT or AUTHORIZATION
  * in the simulator's ledger is matched to exactly one transaction that shows it (the attempt of its
  * reference succeeded, for that amount and currency, and its transaction is in a state only a
  * successful payment leads to), no transaction is charged twice, and the reconciliation report

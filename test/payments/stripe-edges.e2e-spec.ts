@@ -31,7 +31,7 @@ interface OperationRow {
 }
 
 /**
- * The Stripe driver at Stripe's edges (contract §20.1, issue 34), end to end over HTTP against a
+ * The Stripe driver at Stripe's edges (contract §20.1), end to end over HTTP against a
  * simulator that behaves as Stripe documents (search that lags a minute, answers lost after the
  * work was done, sessions that stay open after a decline, pending refunds, 3-D Secure for a
  * customer who is present, dynamic payment methods, notifications before the customer's return,

@@ -19,7 +19,7 @@ function file(root: string, path: string, at: number): void {
   utimesSync(join(root, path), at, at);
 }
 
-/** scripts/build-if-stale.mjs: `npm start` and `npm run migration:run` rebuild only a stale dist/ (issue 26). */
+/** scripts/build-if-stale.mjs: `npm start` and `npm run migration:run` rebuild only a stale dist/. */
 describe('the build-if-stale decision', () => {
   let script: BuildIfStale;
   let root: string;

@@ -71,7 +71,7 @@ function project(dir: string, type: 'module' | 'commonjs', compilerOptions: obje
 }
 
 /**
- * clients/typescript is a package a merchant's project uses as the README shows (issue 26 item 2):
+ * clients/typescript is a package a merchant's project uses as the README shows:
  * built by its own `npm run build` (tsc, ESM + CommonJS), then compiled by the repository's tsc in
  * a fresh ES module project (nodenext) and a fresh CommonJS project, each run against a started
  * service: create, then retrieve, with the trailing-slash paths of the curl examples.

@@ -23,7 +23,7 @@ interface ReadmeTour {
 const FENCE = '```';
 
 /**
- * scripts/readme-tour.mjs (`npm run test:readme`, issue 26): which README blocks it runs, and that
+ * scripts/readme-tour.mjs (`npm run test:readme`): which README blocks it runs, and that
  * a `# → ` comment unlike the answer fails it. The tour itself runs at the end of the e2e tier.
  */
 describe('the README tour runner', () => {

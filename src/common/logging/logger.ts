@@ -32,7 +32,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 /**
  * A logger writing to the same stream at the same level, without redaction: only for lines built
  * field by field from values known to hold no secret (the access log). Redaction with the
- * wildcard paths above costs ≈ 18 µs per line (issue #13), more than the rest of the line.
+ * wildcard paths above costs ≈ 18 µs per line, more than the rest of the line.
  */
 export function unredactedSibling(logger: Logger): Logger {
   const stream = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];

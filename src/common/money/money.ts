@@ -50,7 +50,7 @@ const PLAIN_DECIMAL = /^(\d+)(?:\.(\d*))?$/;
 /**
  * {@link formatAmount} without the decimal library where no rounding is needed, as for what the
  * money columns hold (MySQL's DECIMAL(19,6) answers `86.000000`): a plain decimal text whose
- * decimals beyond `digits` are zeros only needs zeros padded or cut (issue 25: the representation
+ * decimals beyond `digits` are zeros only needs zeros padded or cut (the representation
  * and the event payload format a dozen amounts per request). Null for anything else.
  */
 function plainFixed(value: string, digits: number): string | null {
@@ -86,7 +86,7 @@ function scaledOf(text: string): Scaled | null {
 /**
  * {@link computeFee} in exact integer arithmetic when all three are plain non-negative decimals (what
  * the columns hold): `fixed + amount × percent / 100` at a common scale, then half-up to `digits`.
- * The same result as the decimal library (issue 25: every representation computes a fee). Null for
+ * The same result as the decimal library (every representation computes a fee). Null for
  * anything else.
  */
 function plainFee(amount: string, feeFixed: string, feePercent: string, digits: number): string | null {

@@ -11,7 +11,7 @@ let used = POOL_BYTES; // empty: filled on first use
 /**
  * Random identifiers from the operating system's CSPRNG, the same bytes `crypto.randomBytes` gives,
  * read 4 KB at a time instead of once per identifier. On these machines one `randomBytes(20)` (a
- * `getrandom` call) cost 12–20 µs, a create's session id among them (issue 25); Node's own
+ * `getrandom` call) cost 12–20 µs, a create's session id among them; Node's own
  * `randomUUID` keeps a cache the same way. Each byte is handed out once, then overwritten by the next
  * fill; processes never share the pool (workers are spawned, not forked copies).
  */

@@ -54,8 +54,8 @@ export class TransactionEvents {
   }
 
   /**
-   * The `created` event of a transaction inserted in this same unit with `event_sequence = 1`
-   * (issue #13): its number is known, so the counter costs no round trip.
+   * The `created` event of a transaction inserted in this same unit with `event_sequence = 1`: its
+   * number is known, so the counter costs no round trip.
    */
   async recordCreated(manager: EntityManager, tx: Transaction): Promise<void> {
     if (tx.eventSequence !== 1)

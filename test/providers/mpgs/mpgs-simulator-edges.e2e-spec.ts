@@ -43,7 +43,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 /**
- * The MPGS simulator's documented edges (issue 34), each as MPGS's pages describe it, through the
+ * The MPGS simulator's documented edges, each as MPGS's pages describe it, through the
  * client: retries on the Hosted Payment Page after a decline, cancel then pay on the same session,
  * sessions that expire, 3-D Secure started and abandoned, a repeated transaction id, an order
  * lookup that hangs.
