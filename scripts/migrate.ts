@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../src/config/app-config';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { DatabaseRefusedError } from '../src/database/db-errors';
 import { openDataSource } from '../src/database/open-data-source';
 
 /**
@@ -16,6 +17,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+  // A configuration error, or a database that refuses DATABASE_URL: the message says it all.
+  process.stderr.write(
+    `${error instanceof ConfigError || error instanceof DatabaseRefusedError ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -24,10 +24,12 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [AppConfig],
-          // openDataSource waits for a database that is still starting; a failed start is final.
+          // openDataSource waits for a database that is still starting; a failed start is final
+          // (and not announced as "Retrying": nothing is).
           useFactory: (config: AppConfig) => ({
             ...buildDataSourceOptions(config.database),
             retryAttempts: 0,
+            toRetry: () => false,
           }),
           dataSourceFactory: (options) => openDataSource(options!),
         }),

@@ -8,9 +8,16 @@ import {
   type PoolOptions,
 } from 'mysql2';
 import type { QueryRunner } from 'typeorm';
-import { DatabaseUnavailableError, NETWORK_ERROR_CODES, StatementTimeoutError } from './db-errors';
+import {
+  DatabaseRefusedError,
+  DatabaseUnavailableError,
+  isNodeNotReady,
+  isRefusal,
+  NETWORK_ERROR_CODES,
+  StatementTimeoutError,
+} from './db-errors';
 import { endpointName, type MysqlEndpoint } from '../config/mysql-url';
-import { acquireTimeLeft, statementTimeLeft } from './time-limit';
+import { acquireTimeLeft, bindDeadline, statementTimeLeft, unbindDeadline } from './time-limit';
 import { assertOutsideUnit } from './unit-context';
 
 export interface FailoverSettings {
@@ -70,6 +77,21 @@ interface Node {
   galera: boolean | null;
   /** Its pool's connections (time-limited, see `limitStatements`), so a hung node's can be cut. */
   connections: Set<PoolConnection>;
+  /** Why it was last set aside, when the server refused the credentials or database (permanent). */
+  refusal: unknown;
+}
+
+/** What the pool knows of a connection it handed out (see `limitStatements`). */
+interface Tracked {
+  /** A transaction is open on it (START TRANSACTION answered, no COMMIT/ROLLBACK yet). */
+  inTransaction: boolean;
+  /**
+   * The connection that runs its statements instead: its node refused one outside a transaction
+   * as not ready (1047), and it was run there. Released with it.
+   */
+  standIn: PoolConnection | null;
+  /** It stands in for another connection (so it is not replaced in turn). */
+  isStandIn: boolean;
 }
 
 /** Connections of a mysql2 pool that are handed out (its own queues; mysql2 has no public count). */
@@ -83,6 +105,8 @@ function checkedOut(pool: Pool): number {
 
 /** 1047: Galera node not ready for queries (joining, or outside the primary component); 1053: shutting down. */
 const NODE_DOWN_ERRNOS = new Set([1047, 1053]);
+/** While requests wait and no node is in use, the nodes set aside are probed this often (not every second). */
+const EAGER_PROBE_MS = 250;
 const RETRY_DELAY_MS = 100;
 /** How often waiting requests are checked against the acquire timeout. */
 const WAITER_SWEEP_MS = 50;
@@ -119,6 +143,13 @@ export function isNodeDown(error: unknown): boolean {
  * - a hung node (sockets open, nothing answers) is a node lost: the monitor's probe has a time
  *   limit (2 s at most), and a node that misses it is set aside with every connection to it cut;
  *   every statement has a time limit too (`limitStatements`);
+ * - a Galera node that refuses a statement as not ready (1047: joining, rejoining, a view change,
+ *   `wsrep_reject_queries`) is a node lost for the moment too, not a conflict: it is set aside, and
+ *   the statement runs on the next node (outside a transaction at once, see `notReady`; inside, the
+ *   unit of work runs again whole);
+ * - a server that refuses the credentials or the database of `DATABASE_URL` (1044, 1045, 1049,
+ *   1698) is set aside; once none is left in use, `getConnection` fails at once with
+ *   {@link DatabaseRefusedError} instead of waiting (a start fails fast, naming the URL);
  * - `getConnection` never waits longer than the acquire timeout: then it fails with
  *   {@link DatabaseUnavailableError}, which the API answers with 503;
  * - every session runs READ COMMITTED, with lock waits bounded by the acquire timeout, and on
@@ -138,6 +169,8 @@ export class FailoverPool {
   private readonly unlimited = new WeakSet<PoolConnection>();
   private statementTimeouts = 0;
   private nodesSetAside = 0;
+  private readonly tracked = new WeakMap<PoolConnection, Tracked>();
+  private lastProbeAt = 0;
 
   constructor(
     private readonly options: PoolOptions,
@@ -153,6 +186,7 @@ export class FailoverPool {
       monitor: null,
       galera: null,
       connections: new Set(),
+      refusal: null,
     }));
     this.monitorTimer = setInterval(() => void this.monitor(), settings.monitorIntervalMs ?? 1000);
     this.monitorTimer.unref();
@@ -165,14 +199,18 @@ export class FailoverPool {
       process.nextTick(callback, error);
       return;
     }
+    // Within a unit of work's time limit, no longer than what it has left.
+    const left = acquireTimeLeft();
+    this.acquire(Math.min(this.settings.acquireTimeoutMs, left ?? Infinity), callback);
+  }
+
+  /** A connection of the first node that answers, within `waitMs`. */
+  private acquire(waitMs: number, callback: ConnectionCallback): void {
     if (this.closed) {
       process.nextTick(callback, new Error('Pool is closed.'));
       return;
     }
     let finished = false;
-    // Within a unit of work's time limit, no longer than what it has left.
-    const left = acquireTimeLeft();
-    const waitMs = Math.min(this.settings.acquireTimeoutMs, left ?? Infinity);
     const finish = (error: Error | null, connection?: PoolConnection) => {
       if (finished) {
         connection?.release();
@@ -197,7 +235,13 @@ export class FailoverPool {
       if (finished) return;
       const node = this.activeNode();
       if (!node) {
-        setTimeout(attempt, RETRY_DELAY_MS).unref(); // the monitor looks for a node meanwhile
+        const refused = this.refusedByAll();
+        if (refused) {
+          finish(refused);
+          return;
+        }
+        this.probeEagerly(); // the monitor looks for a node meanwhile
+        setTimeout(attempt, RETRY_DELAY_MS).unref();
         return;
       }
       this.poolOf(node).getConnection((error, connection) => {
@@ -207,7 +251,7 @@ export class FailoverPool {
         }
         if (error) {
           this.failed(node, error);
-          setTimeout(attempt, isNodeDown(error) ? 0 : RETRY_DELAY_MS).unref();
+          setTimeout(attempt, isNodeDown(error) || isRefusal(error) ? 0 : RETRY_DELAY_MS).unref();
           return;
         }
         if (!node.up) {
@@ -309,6 +353,35 @@ export class FailoverPool {
     return this.nodes.find((n) => n.up) ?? null;
   }
 
+  /**
+   * When no server of the list is in use and one of them refused the credentials or the database
+   * (the others being down): the error to fail at once with, instead of waiting for a server that
+   * will not change its mind (on Galera the users and databases are the same on every node).
+   */
+  private refusedByAll(): DatabaseRefusedError | null {
+    if (this.nodes.some((n) => n.up)) return null;
+    const refused = this.nodes.find((n) => n.refusal);
+    return refused ? new DatabaseRefusedError(this.maskedUrl(), refused.refusal) : null;
+  }
+
+  /** `DATABASE_URL` as configured, its password masked (for messages). */
+  private maskedUrl(): string {
+    const { user, password, database } = this.options;
+    const credentials = user ? `${encodeURIComponent(user)}${password ? ':*****' : ''}@` : '';
+    const hosts = this.nodes.map((n) => n.name).join(',');
+    return `mysql://${credentials}${hosts}/${encodeURIComponent(database ?? '')}`;
+  }
+
+  /**
+   * While requests wait for a node and none is in use, probes the ones set aside every
+   * {@link EAGER_PROBE_MS} instead of every second: a node that was only briefly not ready (a
+   * Galera view change) is used again sooner.
+   */
+  private probeEagerly(): void {
+    if (Date.now() - this.lastProbeAt < EAGER_PROBE_MS) return;
+    void this.monitor();
+  }
+
   private unavailable(ms: number): DatabaseUnavailableError {
     if (this.activeNode()) {
       return new DatabaseUnavailableError(
@@ -340,29 +413,38 @@ export class FailoverPool {
     return node.pool;
   }
 
-  /** A node failed a request: a network failure sets it aside (and closes its pool). */
+  /**
+   * A node failed a request: a network failure, a Galera node not ready, or a server refusing the
+   * credentials or database sets it aside (and closes its pool).
+   */
   private failed(node: Node, error: unknown): void {
     node.lastError = describe(error);
-    if (!isNodeDown(error) || !node.up) return;
-    this.setAside(node);
+    node.refusal = isRefusal(error) ? error : null;
+    if ((!isNodeDown(error) && !isRefusal(error)) || !node.up) return;
+    this.setAside(node, isNodeNotReady(error) ? 'not-ready' : 'failed');
   }
 
   /**
-   * Stops using a node: new connections come from the next one. `hung`: it did not answer the
-   * monitor (or failed it), so the statements still waiting on it are cut too — they fail now
-   * (a unit of work runs again on the next node) instead of at their time limit.
+   * Stops using a node: new connections come from the next one; its pool is closed (idle
+   * connections at once, those in use once their statement in flight has answered). `hung`: it did
+   * not answer the monitor (or failed it), so the statements still waiting on it are cut too — they
+   * fail now (a unit of work runs again on the next node) instead of at their time limit.
+   * `not-ready`: a Galera node that answers but refuses statements (1047); the monitor keeps its
+   * connection to see it ready again.
    */
-  private setAside(node: Node, hung = false): void {
+  private setAside(node: Node, how: 'failed' | 'hung' | 'not-ready' = 'failed'): void {
     if (!node.up) return;
     node.up = false;
-    node.galera = null;
     this.nodesSetAside++;
     const pool = node.pool;
     node.pool = null;
-    if (hung) this.cutConnections(node);
+    if (how === 'hung') this.cutConnections(node);
     pool?.end(() => undefined);
-    if (node.monitor) cut(node.monitor);
-    node.monitor = null;
+    if (how !== 'not-ready') {
+      node.galera = null;
+      if (node.monitor) cut(node.monitor);
+      node.monitor = null;
+    }
     const next = this.activeNode();
     this.settings.log?.warn(
       `Database ${node.name} set aside (${node.lastError ?? 'failed'}); ${next ? `using ${next.name}` : 'no other server answers'}`,
@@ -373,6 +455,7 @@ export class FailoverPool {
   private async monitor(): Promise<void> {
     if (this.monitoring || this.closed) return;
     this.monitoring = true;
+    this.lastProbeAt = Date.now();
     try {
       await Promise.all(
         this.nodes.map(async (node) => {
@@ -382,13 +465,21 @@ export class FailoverPool {
             if (!node.up && !this.closed) {
               node.up = true;
               node.lastError = null;
+              node.refusal = null;
               this.settings.log?.log(`Database ${node.name} answers again`);
             }
           } catch (error) {
             node.lastError = describe(error);
-            if (node.monitor) cut(node.monitor);
-            node.monitor = null;
-            if (node.up) this.setAside(node, true);
+            node.refusal = isRefusal(error) ? error : null;
+            // A Galera node that answers "not ready" keeps its monitor connection (it answered);
+            // what it runs finishes or is refused by the node itself. Any other failure: the
+            // node is gone or hung, its connections are cut.
+            const notReady = isNodeNotReady(error);
+            if (!notReady) {
+              if (node.monitor) cut(node.monitor);
+              node.monitor = null;
+            }
+            if (node.up) this.setAside(node, notReady ? 'not-ready' : isRefusal(error) ? 'failed' : 'hung');
           }
         }),
       );
@@ -426,8 +517,10 @@ export class FailoverPool {
     }
     const db = node.monitor.promise();
     node.galera ??= await isGalera(db);
-    if (node.galera) await assertSynced(db);
-    else await db.query('SELECT 1');
+    if (node.galera) {
+      await assertSynced(db);
+      await assertTakesQueries(db);
+    } else await db.query('SELECT 1');
   }
 
   /**
@@ -446,24 +539,51 @@ export class FailoverPool {
     connection.on('error', () => undefined);
     const socket = (connection as unknown as { stream?: NodeJS.EventEmitter }).stream;
     socket?.once('close', () => node.connections.delete(connection));
+    const state: Tracked = { inTransaction: false, standIn: null, isStandIn: false };
+    this.tracked.set(connection, state);
     type Query = (...args: unknown[]) => unknown;
+    type Callback = (...results: unknown[]) => void;
     const query = (connection.query as Query).bind(connection);
     (connection as unknown as { query: Query }).query = (...args: unknown[]) => {
+      if (state.standIn) return state.standIn.query(...(args as Parameters<PoolConnection['query']>));
       const callback = args[args.length - 1];
-      if (typeof callback !== 'function' || this.unlimited.has(connection)) return query(...args);
-      const left = statementTimeLeft(connection);
-      const limitMs = Math.min(this.settings.queryTimeoutMs, left ?? Infinity);
-      if (limitMs <= 0) {
-        this.overran(node, connection, 0);
-        process.nextTick(callback, new StatementTimeoutError(0));
-        return undefined;
+      if (typeof callback !== 'function') return query(...args);
+      const sql = sqlOf(args[0]);
+      let timer: NodeJS.Timeout | undefined;
+      if (!this.unlimited.has(connection)) {
+        const left = statementTimeLeft(connection);
+        const limitMs = Math.min(this.settings.queryTimeoutMs, left ?? Infinity);
+        if (limitMs <= 0) {
+          this.overran(node, connection, 0);
+          process.nextTick(callback, new StatementTimeoutError(0));
+          return undefined;
+        }
+        timer = setTimeout(() => this.overran(node, connection, limitMs), limitMs);
       }
-      const timer = setTimeout(() => this.overran(node, connection, limitMs), limitMs);
       args[args.length - 1] = (...results: unknown[]) => {
         clearTimeout(timer);
-        (callback as (...r: unknown[]) => void)(...results);
+        const [error] = results;
+        if (isNodeNotReady(error)) {
+          this.notReady(node, connection, state, [...args.slice(0, -1), callback], error);
+          return;
+        }
+        if (!error) trackTransaction(state, sql);
+        (callback as Callback)(...results);
       };
       return query(...args);
+    };
+    // Released with the connection it stands for (TypeORM releases only the one it holds).
+    const release = connection.release.bind(connection);
+    connection.release = () => {
+      const standIn = state.standIn;
+      if (standIn) {
+        state.standIn = null;
+        this.unlimited.delete(standIn);
+        unbindDeadline(standIn);
+        standIn.release();
+      }
+      state.isStandIn = false;
+      release();
     };
     // TypeORM's query runner asks for `connection.promise()` on every statement, and mysql2 answers
     // each call with a `require()` and a new wrapper (an EventEmitter with two listeners): ≈ 4 µs
@@ -473,6 +593,47 @@ export class FailoverPool {
     let wrapper: unknown;
     (connection as unknown as { promise: PromiseOf }).promise = (promiseImpl) =>
       promiseImpl === undefined ? (wrapper ??= promise()) : promise(promiseImpl);
+  }
+
+  /**
+   * A Galera node refused a statement of `connection` as not ready (1047): it did not run. The node
+   * is set aside like a dead one (new connections come from the next node of the list, or from this
+   * one once the monitor sees it ready again) and the connection is closed. Outside a transaction
+   * the statement runs again at once on a connection of the node now in use, which stands in for
+   * this one until it is released (its later statements go there too); within the connection's
+   * time limit, or the acquire timeout. Inside a transaction — COMMIT included — the error goes
+   * back to the unit of work, which runs again whole on another connection.
+   */
+  private notReady(
+    node: Node,
+    connection: PoolConnection,
+    state: Tracked,
+    args: unknown[],
+    error: unknown,
+  ): void {
+    const callback = args[args.length - 1] as (...results: unknown[]) => void;
+    node.lastError = describe(error);
+    node.connections.delete(connection);
+    if (node.up) this.setAside(node, 'not-ready');
+    connection.destroy();
+    if (state.inTransaction || state.isStandIn || this.closed) {
+      callback(error);
+      return;
+    }
+    const left = statementTimeLeft(connection);
+    const waitMs = Math.min(this.settings.acquireTimeoutMs, left ?? Infinity);
+    this.acquire(waitMs, (acquireError, standIn) => {
+      if (acquireError || !standIn) {
+        callback(acquireError ?? error);
+        return;
+      }
+      const standInState = this.tracked.get(standIn);
+      if (standInState) standInState.isStandIn = true;
+      if (left !== null) bindDeadline(standIn, Date.now() + Math.max(left, 0));
+      if (this.unlimited.has(connection)) this.unlimited.add(standIn);
+      state.standIn = standIn;
+      standIn.query(...(args as Parameters<PoolConnection['query']>));
+    });
   }
 
   /** A statement got no answer within `limitMs` (0: no time was left to send it). */
@@ -548,12 +709,43 @@ async function assertSynced(db: Queryable): Promise<void> {
   }
 }
 
+/**
+ * A Galera node an operator drains with `wsrep_reject_queries` (MariaDB) stays Synced but refuses
+ * statements (1047): the monitor keeps it aside meanwhile (a server without the variable takes them).
+ */
+async function assertTakesQueries(db: Queryable): Promise<void> {
+  const [rows] = (await db.query(`SHOW GLOBAL VARIABLES LIKE 'wsrep_reject_queries'`)) as [
+    { Value?: string }[],
+    unknown,
+  ];
+  const value = rows[0]?.Value;
+  if (value !== undefined && value !== 'NONE') {
+    throw Object.assign(new Error(`The node rejects queries (wsrep_reject_queries = ${value})`), {
+      errno: 1047,
+    });
+  }
+}
+
 /** What a statement cut on a set-aside node fails with: a lost connection (a unit runs again). */
 function lostNode(node: Node): Error {
   return Object.assign(new Error(`Database ${node.name} did not answer: connection cut`), {
     code: 'PROTOCOL_CONNECTION_LOST',
     fatal: true,
   });
+}
+
+/** The SQL text of a mysql2 `query` call's first argument (a string or `{ sql }`). */
+function sqlOf(arg: unknown): string {
+  if (typeof arg === 'string') return arg;
+  const sql = (arg as { sql?: unknown } | null)?.sql;
+  return typeof sql === 'string' ? sql : '';
+}
+
+/** Follows the transaction a statement that succeeded opened or closed (TypeORM's own statements). */
+function trackTransaction(state: Tracked, sql: string): void {
+  if (sql.length > 24) return; // not one of them (most statements: one comparison)
+  if (/^\s*(START\s+TRANSACTION|BEGIN)\b/i.test(sql)) state.inTransaction = true;
+  else if (/^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(sql)) state.inTransaction = false;
 }
 
 function describe(error: unknown): string {

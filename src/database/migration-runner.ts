@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, MigrationExecutor } from 'typeorm';
-import { isRetryableConflict } from './db-errors';
+import { isNodeNotReady, isRetryableConflict } from './db-errors';
 import { dateParam, isUniqueViolation } from './db-values';
 import { Dialect } from './dialect';
 import { withoutStatementLimit } from './failover-pool';
@@ -63,6 +63,9 @@ async function createLockTable(dataSource: DataSource): Promise<void> {
   );
 }
 
+/** A conflict (on Galera a concurrent write on another node), or a node not ready yet (1047). */
+const retryable = (error: unknown): boolean => isRetryableConflict(error) || isNodeNotReady(error);
+
 async function acquire(dataSource: DataSource, holder: string, options: MigrationOptions): Promise<void> {
   const deadline = Date.now() + (options.waitMs ?? WAIT_MS);
   let announced = false;
@@ -78,14 +81,14 @@ async function acquire(dataSource: DataSource, holder: string, options: Migratio
       return;
     } catch (error) {
       // Held by another replica (on Galera a concurrent insert on another node is a conflict).
-      if (!isUniqueViolation(error) && !isRetryableConflict(error)) throw error;
+      if (!isUniqueViolation(error) && !retryable(error)) throw error;
     }
     const takenOver = await changedRows(
       dataSource,
       `UPDATE schema_lock SET holder = ?, expires_at = ? WHERE name = ? AND expires_at < ?`,
       [holder, expiresAt, LOCK_NAME, dateParam(dataSource, now)],
     ).catch((error: unknown) => {
-      if (isRetryableConflict(error)) return 0;
+      if (retryable(error)) return 0;
       throw error;
     });
     if (takenOver === 1) {
@@ -146,7 +149,7 @@ async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (!isRetryableConflict(error) || attempt >= 10) throw error;
+      if (!retryable(error) || attempt >= 10) throw error;
       await sleep(POLL_MS);
     }
   }

@@ -4,7 +4,7 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { ServiceUnavailable } from '../common/errors/domain-errors';
 import { Dialect } from './dialect';
 import { AppConfig } from '../config/app-config';
-import { isConnectionLoss, isRetryableConflict } from './db-errors';
+import { isConnectionLoss, isNodeNotReady, isRetryableConflict, isUnsent } from './db-errors';
 import { SqliteGate } from './sqlite-gate';
 import { acquireWithin, bindDeadline, unbindDeadline } from './time-limit';
 import {
@@ -54,7 +54,10 @@ export const unitTimeLimitMs = (queryTimeoutMs: number): number =>
  * pool for another connection throws (a unit waiting for a second connection can deadlock the
  * pool). A deadlock, lock-wait timeout or Galera certification conflict — also at COMMIT — rolls
  * the unit back and runs it again whole, in a fresh transaction, up to {@link UNIT_ATTEMPTS}
- * times with jittered backoff; then 503. So `work` must be safe to run again: compute what it
+ * times with jittered backoff; then 503. A Galera node not ready (1047, also at COMMIT: not
+ * committed) runs it again too, without a backoff: the pool has set that node aside, so the next
+ * run's connection comes from another node (or from that one once it is ready again), waited for
+ * within the time limit. So `work` must be safe to run again: compute what it
  * writes inside it, and keep side effects outside the database for after the commit
  * ({@link afterCommit}).
  *
@@ -120,10 +123,19 @@ export class UnitOfWork {
       } catch (error) {
         if (!(error instanceof RunFailed)) throw error;
         const { reason, duringCommit } = error;
-        // Lost connection before COMMIT: nothing was written, run again (maybe on another node).
-        // Lost (or no answer in time) at COMMIT: it may have committed; running again could write
-        // twice, so 503.
-        const retryable = isRetryableConflict(reason) || (isConnectionLoss(reason) && !duringCommit);
+        // A Galera node not ready (1047) refused a statement, COMMIT included: nothing was
+        // written. The pool has set the node aside, so the next run takes a connection of another
+        // node (or of this one once it is ready again), waiting for it within the time limit: no
+        // backoff.
+        if (isNodeNotReady(reason)) {
+          await this.beforeRetry(attempt, reason, 'Unit of work', deadline, 0);
+          continue;
+        }
+        // Lost connection before COMMIT, or closed before COMMIT was sent: nothing was written,
+        // run again (maybe on another node). Lost (or no answer in time) at COMMIT: it may have
+        // committed; running again could write twice, so 503.
+        const retryable =
+          isRetryableConflict(reason) || (isConnectionLoss(reason) && (!duringCommit || isUnsent(reason)));
         if (!retryable) throw reason;
         await this.beforeRetry(attempt, reason, 'Unit of work', deadline);
       }
@@ -142,8 +154,9 @@ export class UnitOfWork {
       try {
         return await this.onOwnConnection(work, deadline);
       } catch (error) {
-        if (!isRetryableConflict(error)) throw error;
-        await this.beforeRetry(attempt, error, 'Statement', deadline);
+        if (isNodeNotReady(error)) await this.beforeRetry(attempt, error, 'Statement', deadline, 0);
+        else if (isRetryableConflict(error)) await this.beforeRetry(attempt, error, 'Statement', deadline);
+        else throw error;
       }
     }
   }
@@ -152,21 +165,26 @@ export class UnitOfWork {
    * Waits before run `attempt + 1`, or gives up with 503: after {@link UNIT_ATTEMPTS} runs, or
    * when the next one could not start before `deadline`.
    */
-  private async beforeRetry(attempt: number, reason: unknown, what: string, deadline: number): Promise<void> {
-    const pause = backoff(attempt);
+  private async beforeRetry(
+    attempt: number,
+    reason: unknown,
+    what: string,
+    deadline: number,
+    pause = backoff(attempt),
+  ): Promise<void> {
     const left = deadline - Date.now();
     if (attempt >= UNIT_ATTEMPTS || left <= pause) {
       this.stats.exhausted++;
       this.logger.warn(
         { err: reason, attempts: attempt, timeLimitMs: this.timeLimitMs },
         attempt >= UNIT_ATTEMPTS
-          ? `${what} gave up after repeated conflicts`
+          ? `${what} gave up after ${attempt} runs (conflicts, or database nodes not ready)`
           : `${what} gave up: its time limit passed`,
       );
       throw new ServiceUnavailable();
     }
     this.stats.retries++;
-    await sleep(pause);
+    if (pause > 0) await sleep(pause);
   }
 
   /**

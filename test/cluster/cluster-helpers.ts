@@ -13,6 +13,8 @@ export interface Answer {
   body: Record<string, unknown>;
   headers: Headers;
   ms: number;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 /** One HTTP call; never throws for an HTTP status (a refused connection is status 0). */
@@ -36,9 +38,10 @@ export async function call(
     } catch {
       body = { text };
     }
-    return { status: res.status, body, headers: res.headers, ms: Date.now() - started };
+    return { status: res.status, body, headers: res.headers, ms: Date.now() - started, at: Date.now() };
   } catch (error) {
-    return { status: 0, body: { error: String(error) }, headers: new Headers(), ms: Date.now() - started };
+    const at = Date.now();
+    return { status: 0, body: { error: String(error) }, headers: new Headers(), ms: at - started, at };
   }
 }
 
