@@ -28,14 +28,31 @@ export function isSupervisor(workers: number): boolean {
 
 /**
  * The primary of a multi-worker run: forks the workers, replaces one that dies, and on SIGTERM or
- * SIGINT passes the signal on and exits once they all have (1 when one did not in time).
+ * SIGINT passes the signal on and exits once they all have (1 when one did not in time). A worker
+ * that exits before any worker ever listened could not start (a bad setting, a database that refuses
+ * `DATABASE_URL`): the primary stops the others and exits with its code, as a single process would,
+ * instead of starting it again every second.
  */
 export function supervise(workers: number, log: (message: string) => void): void {
   let stopping = false;
+  let started = false;
+  let exitCode = 0;
   const fork = (): Worker => cluster.fork();
+  cluster.on('listening', () => {
+    started = true;
+  });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    if (!started) {
+      log(`worker ${worker.process.pid} could not start (${signal ?? code}); stopping`);
+      stopping = true;
+      exitCode = code || 1;
+      const others = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+      if (others.length === 0) process.exit(exitCode);
+      for (const other of others) other.process.kill('SIGTERM');
       return;
     }
     log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);

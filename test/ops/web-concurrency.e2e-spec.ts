@@ -36,6 +36,21 @@ describe('WEB_CONCURRENCY workers', () => {
   if (testDbKind() !== 'mysql') return;
 
   describe('on MySQL', () => {
+    it('exits (1, within seconds) when its workers cannot start, instead of starting them again forever', async () => {
+      const server = new URL(process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test');
+      server.username = 'no_such_user';
+      server.password = 'wrong-password';
+      const started = Date.now();
+      const refused = await runServiceToExit(
+        { WEB_CONCURRENCY: '2', DATABASE_URL: server.toString() },
+        20_000,
+      );
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.ok(Date.now() - started < 15_000, `exited after ${Date.now() - started} ms`);
+      assert.match(refused.stdout + refused.stderr, /could not start/);
+      assert.ok(!(refused.stdout + refused.stderr).includes('wrong-password'), 'no password in the output');
+    });
+
     let db: TestDatabase;
     let apiKey: string;
     let service: RunningService;
