@@ -162,10 +162,18 @@ function printTimes() {
     console.log(`  ${label.padEnd(width)}  ${seconds.toFixed(1).padStart(6)} s`);
   console.log(`  ${'the whole run'.padEnd(width)}  ${since(runStarted).toFixed(1).padStart(6)} s`);
   if (fileTimes.length === 0) return;
+  // A file of the service or e2e tier runs once per leg: its times on each, slowest first by their sum.
+  const byFile = new Map();
+  for (const { label, file, seconds } of fileTimes) {
+    const entry = byFile.get(sourceOf(file)) ?? { total: 0, runs: [] };
+    entry.total += seconds;
+    entry.runs.push(`${label.replace(/^(services|e2e) on /, '')} ${seconds.toFixed(1)} s`);
+    byFile.set(sourceOf(file), entry);
+  }
   console.log('\n=== The ten slowest files (each from its start to its end, beside the others) ===');
-  const slowest = [...fileTimes].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
-  for (const { label, file, seconds } of slowest)
-    console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${sourceOf(file)}  (${label})`);
+  const slowest = [...byFile].sort(([, a], [, b]) => b.total - a.total).slice(0, 10);
+  for (const [file, { total, runs }] of slowest)
+    console.log(`  ${total.toFixed(1).padStart(6)} s  ${file}  (${runs.join(', ')})`);
 }
 
 const serviceFiles = runs('--services') ? findFiles('dist/test', '.service-spec.js') : [];
