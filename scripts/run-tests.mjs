@@ -6,10 +6,14 @@
 // unreachable server fails the run. Elsewhere a missing server is reported plainly and the leg is
 // skipped. The e2e tier ends with the README tour (scripts/readme-tour.mjs, on SQLite only); the
 // whole run with the OpenAPI lint and a "N passed, N failed" line.
+// Each leg migrates one template database before its workers start (prepareTemplate in
+// test/setup/test-database.ts); every test file's database is a copy of it, so no file runs the
+// migrations. The run ends with its time per tier and leg and its ten slowest files (docs/testing.md).
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 
 const args = new Set(process.argv.slice(2));
@@ -38,25 +42,33 @@ function findFiles(dir, suffix) {
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const COUNTING_REPORTER = resolve(import.meta.dirname, 'counting-reporter.mjs');
+const TALLY_REPORTER = resolve(import.meta.dirname, 'tally-reporter.mjs');
 let reporterRuns = 0;
+/** How long each part of the run took (`label`, seconds), in order; and each test file. */
+const times = [];
+const fileTimes = [];
+const runStarted = performance.now();
+const since = (started) => (performance.now() - started) / 1000;
 
-/** The counting reporter's JSON line; all zero when the runner died before writing it. */
-function readCounts(file) {
+/** The tally reporter's JSON line; nothing counted when the runner died before writing it. */
+function readTally(file) {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
-    return { passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0 };
+    return { counts: { passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0 }, files: [] };
   } finally {
     rmSync(file, { force: true });
   }
 }
 
-/** Runs node:test on `files` with the spec reporter on stdout; counts come from counting-reporter.mjs. */
+/**
+ * Runs node:test on `files` with the spec reporter on stdout; the counts and each file's time come
+ * from tally-reporter.mjs.
+ */
 function runNodeTests(label, files, env) {
   if (files.length === 0) return Promise.resolve(0);
   console.log(`\n=== ${label}: ${files.length} file(s) ===`);
-  const countsFile = join(tmpdir(), `checkout-test-counts-${process.pid}-${++reporterRuns}.json`);
+  const tallyFile = join(tmpdir(), `checkout-test-tally-${process.pid}-${++reporterRuns}.json`);
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
@@ -67,16 +79,18 @@ function runNodeTests(label, files, env) {
         '--test-timeout=120000',
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
-        `--test-reporter=${COUNTING_REPORTER}`,
-        `--test-reporter-destination=${countsFile}`,
+        `--test-reporter=${TALLY_REPORTER}`,
+        `--test-reporter-destination=${tallyFile}`,
         ...files,
       ],
       { env: { DB_UNIT_CHECKS: 'true', ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
     );
     child.on('close', (code) => {
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      console.log(`=== ${label}: done in ${seconds} s ===`);
-      const counts = readCounts(countsFile);
+      const seconds = since(started);
+      console.log(`=== ${label}: done in ${seconds.toFixed(1)} s ===`);
+      times.push({ label, seconds });
+      const { counts, files: timed } = readTally(tallyFile);
+      for (const { file, ms } of timed) fileTimes.push({ label, file, seconds: ms / 1000 });
       totals.passed += counts.passed;
       totals.failed += counts.failed + counts.cancelled;
       totals.skipped += counts.skipped + counts.todo;
@@ -97,12 +111,69 @@ async function mysqlReachable() {
   }
 }
 
-/** One database leg (`env` sets TEST_DB): the service tier, then the e2e tests. */
+/**
+ * The leg's template database, migrated once before its workers start; its TEST_DB_TEMPLATE is
+ * what every test file's createTestDatabase copies. Null (and counted as a failure) when the
+ * migrations fail: no file of the leg could run.
+ */
+async function prepareTemplate(label, env) {
+  const started = performance.now();
+  try {
+    const require = createRequire(import.meta.url);
+    const { prepareTemplate: prepare } = require(resolve('dist/test/setup/test-database.js'));
+    const template = await prepare(env.TEST_DB, env.MYSQL_TEST_URL);
+    const seconds = since(started);
+    console.log(`\n=== template database on ${label}: migrated in ${seconds.toFixed(1)} s ===`);
+    times.push({ label: `template database on ${label}`, seconds });
+    return template;
+  } catch (error) {
+    console.error(`\n*** ${label} leg FAILED: its template database could not be migrated:`, error);
+    totals.failed += 1;
+    return null;
+  }
+}
+
+/** One database leg (`env` sets TEST_DB): the service tier, then the e2e tests, on its template's copies. */
 async function runLeg(label, env) {
+  const template = await prepareTemplate(label, env);
+  if (template === null) return 1;
   let code = 0;
-  if (runs('--services')) code |= await runNodeTests(`services on ${label}`, serviceFiles, env);
-  if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, e2eFiles, env);
+  try {
+    const legEnv = { ...env, ...template.env };
+    if (runs('--services')) code |= await runNodeTests(`services on ${label}`, serviceFiles, legEnv);
+    if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, e2eFiles, legEnv);
+  } finally {
+    await template.drop();
+  }
   return code;
+}
+
+/** `dist/test/a/b.e2e-spec.js` as its source, `test/a/b.e2e-spec.ts`. */
+const sourceOf = (file) =>
+  relative(process.cwd(), file)
+    .replace(/^dist[\\/]/, '')
+    .replace(/\.js$/, '.ts');
+
+/** The time of each tier and leg, of the whole run, and the ten slowest files (docs/testing.md). */
+function printTimes() {
+  const width = Math.max(...times.map((t) => t.label.length), 'the whole run'.length);
+  console.log('\n=== Time per tier and leg ===');
+  for (const { label, seconds } of times)
+    console.log(`  ${label.padEnd(width)}  ${seconds.toFixed(1).padStart(6)} s`);
+  console.log(`  ${'the whole run'.padEnd(width)}  ${since(runStarted).toFixed(1).padStart(6)} s`);
+  if (fileTimes.length === 0) return;
+  // A file of the service or e2e tier runs once per leg: its times on each, slowest first by their sum.
+  const byFile = new Map();
+  for (const { label, file, seconds } of fileTimes) {
+    const entry = byFile.get(sourceOf(file)) ?? { total: 0, runs: [] };
+    entry.total += seconds;
+    entry.runs.push(`${label.replace(/^(services|e2e) on /, '')} ${seconds.toFixed(1)} s`);
+    byFile.set(sourceOf(file), entry);
+  }
+  console.log('\n=== The ten slowest files (each from its start to its end, beside the others) ===');
+  const slowest = [...byFile].sort(([, a], [, b]) => b.total - a.total).slice(0, 10);
+  for (const [file, { total, runs }] of slowest)
+    console.log(`  ${total.toFixed(1).padStart(6)} s  ${file}  (${runs.join(', ')})`);
 }
 
 const serviceFiles = runs('--services') ? findFiles('dist/test', '.service-spec.js') : [];
@@ -132,7 +203,9 @@ if (serviceFiles.length + e2eFiles.length > 0) {
 // e2e tier (and when TEST_FILTER names README.md).
 if (runs('--e2e') && (!filter || filter.test('README.md'))) {
   console.log('\n=== README tour ===');
+  const started = performance.now();
   const tour = spawnSync(process.execPath, ['scripts/readme-tour.mjs'], { stdio: 'inherit' });
+  times.push({ label: 'README tour', seconds: since(started) });
   if (tour.status !== 0) {
     totals.failed += 1;
     exitCode |= 1;
@@ -140,16 +213,19 @@ if (runs('--e2e') && (!filter || filter.test('README.md'))) {
 }
 if (chosen.length === 0) {
   console.log('\n=== OpenAPI lint (redocly) ===');
+  const started = performance.now();
   const lint = spawnSync(
     'npx',
     ['--no-install', 'redocly', 'lint', 'openapi.json', '--config', 'redocly.yaml'],
     { stdio: 'inherit' },
   );
+  times.push({ label: 'OpenAPI lint', seconds: since(started) });
   if (lint.status !== 0) {
     totals.failed += 1;
     exitCode |= 1;
   } else totals.passed += 1;
 }
+printTimes();
 console.log(
   `\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`,
 );
