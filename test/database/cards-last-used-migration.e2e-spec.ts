@@ -14,7 +14,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8
 
 describe(`migration ${LAST_USED}: saved cards get last_used_at and agreement uses (${testDbKind()})`, () => {
   it('dates each card by its last save or later charge, and each agreement it was saved under', async () => {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     try {
       const before = await migratedUpTo(db.env, LAST_USED).initialize();
       await before.runMigrations();

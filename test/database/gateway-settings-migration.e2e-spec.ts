@@ -7,7 +7,7 @@ const SETTINGS = '1765010000000';
 
 describe(`migration ${SETTINGS}: gateway settings; a pg names a driver (${testDbKind()})`, () => {
   it('gives sandbox gateways whose pg named no driver pg "sandbox", keeps the others, adds empty settings', async () => {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     try {
       const before = await migratedUpTo(db.env, SETTINGS).initialize();
       await before.runMigrations();

@@ -7,7 +7,7 @@ const TOKENIZABLE = '1764000000000';
 
 describe(`migration ${TOKENIZABLE}: gateways get tokenizable, on for sandbox ones (${testDbKind()})`, () => {
   it('turns it on for the sandbox gateways already there and off for the others', async () => {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     try {
       const before = await migratedUpTo(db.env, TOKENIZABLE).initialize();
       await before.runMigrations();

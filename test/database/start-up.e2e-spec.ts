@@ -20,7 +20,7 @@ async function sql(db: TestDatabase, query: string): Promise<unknown[]> {
 
 describe('start-up (contract §17)', () => {
   it('a start whose migrations fail exits non-zero, leaves the migration lock free, and the next start works', async () => {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     try {
       // A table in the way of the first migration (a half-restored backup, say).
       await sql(db, 'CREATE TABLE currencies (unrelated int)');
@@ -45,7 +45,7 @@ describe('start-up (contract §17)', () => {
   if (testDbKind() === 'mysql') {
     it('two replicas starting at once on a fresh database both start; each migration runs once', async () => {
       for (let round = 0; round < 2; round++) {
-        const db = await createTestDatabase();
+        const db = await createTestDatabase({ empty: true });
         const apps: TestApp[] = [];
         try {
           const started = await Promise.allSettled([startApp({ db }), startApp({ db })]);

@@ -8,7 +8,7 @@ const MOVE = '1763900000000';
 
 describe(`migration ${MOVE}: Tracking-Key results move into idempotency_keys (${testDbKind()})`, () => {
   it('copies finished results with their fingerprint and body, drops running claims and the table', async () => {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     try {
       const before = await migratedUpTo(db.env, MOVE).initialize();
       await before.runMigrations();
