@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { transactionBody } from '../factories/transaction.factory';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
@@ -54,6 +55,10 @@ describe('a burst of large JSON bodies leaves other requests their answers', () 
 
   it(`${BURST} concurrent 1 MB creates: a retrieve and a small create each answer within 2 s meanwhile`, async (ctx) => {
     const existing = await createTransaction(t, s);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = Date.now();
     const burst = sendBurst({
       url: t.url,
       path: TXN_PATH,
@@ -92,6 +97,9 @@ describe('a burst of large JSON bodies leaves other requests their answers', () 
       burst,
     ]);
     const answers = await burst;
+    loop.disable();
+    const cpu = process.cpuUsage(cpuBefore);
+    const load = `cpu ${Math.round((cpu.user + cpu.system) / 1000)} ms in ${Date.now() - wallBefore} ms, loop delay max ${Math.round(loop.max / 1e6)} ms`;
 
     const summary = (list: BurstAnswer[]) =>
       `${list.length} answers, slowest ${Math.max(...list.map((a) => a.ms))} ms, statuses ${[
@@ -103,6 +111,7 @@ describe('a burst of large JSON bodies leaves other requests their answers', () 
       tally,
     )}, slowest ${Math.max(...answers.map((a) => a.ms))} ms`;
     ctx.diagnostic(report);
+    ctx.diagnostic(load);
 
     // Every large create answers as the contract allows, within the contract's 10 s.
     for (const answer of answers) {
