@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ServiceUnavailable } from '../errors/domain-errors';
+import { holdsMoreValuesThan } from './json-depth';
 import {
   MAX_JSON_VALUES,
   parseJsonKeepingDecimals,
@@ -64,6 +65,27 @@ describe('JSON values limit', () => {
     assert.throws(() => parseJsonKeepingDecimals(wide), { message: TOO_MANY_VALUES_MESSAGE }); // + `extra`
     const nested = JSON.stringify([Array.from({ length: MAX_JSON_VALUES / 2 }, () => ({ a: 1 }))]);
     assert.throws(() => parseJsonKeepingDecimals(nested), TooManyValues); // 1 + 5000 objects + 5000 keys
+  });
+});
+
+describe('holdsMoreValuesThan', () => {
+  it('counts as the parser does, for values decoded elsewhere', () => {
+    for (const values of [MAX_JSON_VALUES, MAX_JSON_VALUES + 1]) {
+      const text = documentOf(values);
+      const parserRefuses = (() => {
+        try {
+          parseJsonKeepingDecimals(text);
+          return false;
+        } catch (error) {
+          return error instanceof TooManyValues;
+        }
+      })();
+      assert.equal(holdsMoreValuesThan(JSON.parse(text), MAX_JSON_VALUES), parserRefuses, String(values));
+    }
+    const nested = { a: [{ b: 1, c: [1, 2] }], d: 'x' }; // a, d, the item, b, c, 1, 2
+    assert.equal(holdsMoreValuesThan(nested, 7), false);
+    assert.equal(holdsMoreValuesThan(nested, 6), true);
+    assert.equal(holdsMoreValuesThan('text', 0), false);
   });
 });
 

@@ -8,11 +8,12 @@ const DECIMAL_KEYS = new Set(['amount', 'fee_fixed', 'fee_percent']);
 
 /**
  * contract §17: the most values (object members and list items, at any depth) a JSON body may hold;
- * past it → 413. A real body holds a few dozen (`extra`, the widest field, is at most 8 KB), but a
- * megabyte of `{"k1":1,"k2":2,…}` holds 100 000: cheap to send, and every step after the parser
- * pays per value (class-transformer walks an object's keys in quadratic time: one such object of
- * 100 000 keys held the event loop for seconds). The form readers have the same kind of bound
- * (1000 parameters, 1000 multipart fields).
+ * past it → 413. A create holds a few dozen, and even an `extra` at its 8 KB limit at most about
+ * 4000 (`[0,0,…]`), but a megabyte of `{"k1":1,"k2":2,…}` holds 100 000: cheap to send, and every
+ * step after the parser pays per value (class-transformer walks an object's keys in quadratic time:
+ * one such object of 100 000 keys held the event loop for seconds). The form readers have the same
+ * kind of bound (1000 parameters, 1000 multipart fields); `holdsMoreValuesThan` (json-depth.ts)
+ * checks a value decoded elsewhere (a dict sent as a JSON string in a form).
  */
 export const MAX_JSON_VALUES = 10_000;
 
