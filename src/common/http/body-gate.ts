@@ -96,3 +96,22 @@ export class BodyGate {
     }
   }
 }
+
+/**
+ * contract §17, the second bound: the JSON, urlencoded and text bodies over {@link LARGE_BODY_BYTES} (a
+ * create or update body is a few KB) are read, parsed and handled {@link LARGE_BODIES_AT_ONCE} at a time.
+ * They pass this gate before the {@link BodyGate}, each weighing 1, and hold it until answered; past
+ * it they wait (first come, first served) until `waitMs` after arrival, then 503 unread. What it
+ * bounds is time on the event loop, not memory: parsing a megabyte of JSON takes 50–120 ms and
+ * validating it as long again, in stretches no other request can interrupt. With eight of them at
+ * once (the {@link BodyGate}'s default 8 MiB), 100 concurrent 1 MB creates held a public retrieve for
+ * up to 9.5 s (issue 35); one at a time, under 1 s. Requests without a body, small bodies and
+ * multipart uploads (streamed to disk, not parsed) never wait for it.
+ */
+export class LargeBodyGate extends BodyGate {}
+
+/** Bodies over this size pass the {@link LargeBodyGate}. */
+export const LARGE_BODY_BYTES = 16 * 1024;
+
+/** How many large bodies are read, parsed and handled at once (the {@link LargeBodyGate}'s capacity). */
+export const LARGE_BODIES_AT_ONCE = 1;

@@ -18,3 +18,22 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
   const items: unknown[] = Array.isArray(value) ? value : Object.values(value);
   return items.some((item) => nestedDeeperThan(item, limit - 1));
 }
+
+/**
+ * Whether `value` holds more than `limit` values (object members and list items, at any depth), as
+ * the JSON body parser counts them (json-parse.ts `MAX_JSON_VALUES`). For values decoded outside it:
+ * a dict sent as a JSON string in a form field. Stops counting past the limit.
+ */
+export function holdsMoreValuesThan(value: unknown, limit: number): boolean {
+  let left = limit;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    const items: unknown[] = Array.isArray(next) ? next : Object.values(next);
+    left -= items.length;
+    if (left < 0) return true;
+    for (const item of items) if (typeof item === 'object' && item !== null) pending.push(item);
+  }
+  return false;
+}

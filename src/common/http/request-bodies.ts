@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BodyRefused, bodyParserError } from '../errors/body-errors';
-import { BodyGate } from './body-gate';
+import { BodyGate, LARGE_BODY_BYTES, LargeBodyGate } from './body-gate';
 import { jsonBody, rejectInvalidUtf8 } from './json-body';
+import { JsonParseThread } from './json-parse-thread';
 import { rejectJsonSentAsForm } from './json-sent-as-form';
 import { MAX_JSON_DEPTH } from './json-depth';
 
@@ -33,12 +35,20 @@ export function takesRawText(req: Request): boolean {
  * needs the body itself (the pages' CSRF token). Multipart bodies are the upload interceptor's.
  *
  * Each read passes the {@link BodyGate} (contract §17) with its declared length, until the request is
- * answered; one declared over the limit is refused before it is read or waits for the gate.
+ * answered; one declared over the limit is refused before it is read or waits for the gate. A large one
+ * (over {@link LARGE_BODY_BYTES}, or chunked) passes the {@link LargeBodyGate} first (one at a time); a
+ * large JSON body is parsed off the event loop ({@link JsonParseThread}), and any large body, once
+ * parsed, lets the loop serve its other callers before the route validates it.
  */
 @Injectable()
-export class RequestBodies {
+export class RequestBodies implements OnModuleDestroy {
   private readonly reads = new WeakMap<Request, Promise<void>>();
-  private readonly json = jsonBody(BODY_LIMIT_BYTES);
+  /** Where large JSON bodies are parsed (off the event loop). */
+  readonly parseThread = new JsonParseThread();
+  private readonly json = jsonBody(BODY_LIMIT_BYTES, {
+    minBytes: LARGE_BODY_BYTES,
+    parse: (text) => this.parseThread.parse(text),
+  });
   // `depth` is body-parser 2's (its types predate it): qs then refuses deeper keys with a 400.
   private readonly form = express.urlencoded({
     extended: true,
@@ -54,7 +64,14 @@ export class RequestBodies {
 
   private readonly text = express.text({ type: RAW_TEXT_TYPES, limit: BODY_LIMIT_BYTES });
 
-  constructor(private readonly gate: BodyGate) {}
+  constructor(
+    private readonly gate: BodyGate,
+    private readonly largeGate: LargeBodyGate,
+  ) {}
+
+  onModuleDestroy(): Promise<void> {
+    return this.parseThread.close();
+  }
 
   /** Resolves once `req.body` is set (or there is no body of these kinds); rejects with a DomainError. */
   read(req: Request, res: Response): Promise<void> {
@@ -79,12 +96,16 @@ export class RequestBodies {
     const declared = declaredLength(req);
     if (declared !== null && declared > BODY_LIMIT_BYTES)
       throw new BodyRefused(413, 'Request body is too large.');
-    await this.gate.enterUntilAnswered(res, declared ?? BODY_LIMIT_BYTES, req.receivedAt);
+    const bytes = declared ?? BODY_LIMIT_BYTES;
+    const large = bytes > LARGE_BODY_BYTES;
+    if (large) await this.largeGate.enterUntilAnswered(res, 1, req.receivedAt);
+    await this.gate.enterUntilAnswered(res, bytes, req.receivedAt);
     try {
       await run(parser, req, res);
     } catch (error) {
       throw bodyParserError(error) ?? error;
     }
+    if (large) await nextTurn();
   }
 }
 
