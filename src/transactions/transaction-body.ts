@@ -1,7 +1,13 @@
 import type { Request } from 'express';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { addFieldError, FieldErrors, FieldErrorTree } from '../common/errors/domain-errors';
-import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../common/http/json-depth';
+import {
+  holdsMoreValuesThan,
+  MAX_JSON_DEPTH,
+  nestedDeeperThan,
+  TOO_DEEP_MESSAGE,
+} from '../common/http/json-depth';
+import { MAX_JSON_VALUES } from '../common/http/json-parse';
 import { pyType } from '../common/validation/messages';
 import { principalOf } from '../auth/authenticated.decorator';
 import type { Principal } from '../auth/principal';
@@ -35,6 +41,7 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
       const parsed = parseJson(items[0]);
       if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
       else if (tooDeep(parsed)) addFieldError(errors, name, TOO_DEEP);
+      else if (tooMany(parsed)) addFieldError(errors, name, TOO_MANY);
       else fields[name] = parsed;
     } else {
       fields[name] = items;
@@ -50,6 +57,7 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
     const parsed = parseJson(value);
     if (parsed === INVALID) addFieldError(errors, name, 'Value must be valid JSON.');
     else if (tooDeep(parsed)) addFieldError(errors, name, TOO_DEEP);
+    else if (tooMany(parsed)) addFieldError(errors, name, TOO_MANY);
     else fields[name] = parsed;
   }
   // An empty duration input is "not set" in a form; in JSON `""` is a wrong value (400).
@@ -61,6 +69,9 @@ export function decodeFormFields(raw: Record<string, unknown>): Record<string, u
 /** contract §17, as for a JSON body: the field sits at level 2 of the body. */
 const tooDeep = (value: unknown): boolean => nestedDeeperThan(value, MAX_JSON_DEPTH - 1);
 const TOO_DEEP = `Value is ${TOO_DEEP_MESSAGE} (the body counts as one).`;
+/** contract §17, as for a JSON body: a field's JSON string holds at most as many values as a body. */
+const tooMany = (value: unknown): boolean => holdsMoreValuesThan(value, MAX_JSON_VALUES);
+const TOO_MANY = `Value holds more than ${MAX_JSON_VALUES} values.`;
 
 const INVALID = Symbol('invalid');
 function parseJson(text: string): unknown {
