@@ -10,11 +10,12 @@
 // test/setup/test-database.ts); every test file's database is a copy of it, so no file runs the
 // migrations. The run ends with its time per tier and leg and its ten slowest files (docs/testing.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { ALONE_MARKER, fileHolds, ONE_LEG_MARKER, planBundles, writeBundle } from './test-bundles.mjs';
 
 const args = new Set(process.argv.slice(2));
 const chosen = ['--unit', '--services', '--e2e'].filter((tier) => args.has(tier));
@@ -24,6 +25,17 @@ const ci = process.env.CI === 'true';
 const mysqlUrl = process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : null;
+/** About how long (s) a bundle of files runs in one process; 0: every file in its own (test-bundles.mjs). */
+const bundleSeconds = Number(process.env.TEST_BUNDLE_SECONDS ?? '45');
+/** Each file's expected time per leg (s), from an earlier run: what the bundles are planned with. */
+const TIMES_FILE = resolve(import.meta.dirname, 'test-times.json');
+const expectedTimes = (() => {
+  try {
+    return JSON.parse(readFileSync(TIMES_FILE, 'utf8'));
+  } catch {
+    return {};
+  }
+})();
 
 function findFiles(dir, suffix) {
   let found = [];
@@ -67,7 +79,8 @@ function readTally(file) {
  */
 function runNodeTests(label, files, env) {
   if (files.length === 0) return Promise.resolve(0);
-  console.log(`\n=== ${label}: ${files.length} file(s) ===`);
+  const { paths, processes, cleanUp } = bundled(files, label === 'unit' ? 1 : 8);
+  console.log(`\n=== ${label}: ${files.length} file(s) in ${processes} process(es) ===`);
   const tallyFile = join(tmpdir(), `checkout-test-tally-${process.pid}-${++reporterRuns}.json`);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -81,11 +94,12 @@ function runNodeTests(label, files, env) {
         '--test-reporter-destination=stdout',
         `--test-reporter=${TALLY_REPORTER}`,
         `--test-reporter-destination=${tallyFile}`,
-        ...files,
+        ...paths,
       ],
       { env: { DB_UNIT_CHECKS: 'true', ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
     );
     child.on('close', (code) => {
+      cleanUp();
       const seconds = since(started);
       console.log(`=== ${label}: done in ${seconds.toFixed(1)} s ===`);
       times.push({ label, seconds });
@@ -98,6 +112,29 @@ function runNodeTests(label, files, env) {
       resolve(code ?? 1);
     });
   });
+}
+
+/**
+ * The processes that run `files` (test-bundles.mjs): bundles of about {@link bundleSeconds} planned
+ * from scripts/test-times.json (`unknownSeconds` for a file it lacks); a bundle of one file is that
+ * file itself. `cleanUp` removes the generated bundles.
+ */
+function bundled(files, unknownSeconds) {
+  if (!(bundleSeconds > 0)) return { paths: files, processes: files.length, cleanUp: () => {} };
+  const entries = files.map((file) => ({
+    file: resolve(file),
+    source: sourceOf(file),
+    seconds: expectedTimes[sourceOf(file)] ?? unknownSeconds,
+    alone: fileHolds(file, ALONE_MARKER),
+  }));
+  // At least two bundles per worker, so a slow bundle is not the last one left running.
+  const total = entries.reduce((sum, entry) => sum + entry.seconds, 0);
+  const target = Math.min(bundleSeconds, total / (Number(concurrency) * 2));
+  const dir = mkdtempSync(join(tmpdir(), 'checkout-bundles-'));
+  const paths = planBundles(entries, target).map((bundle, index) =>
+    bundle.files.length === 1 ? bundle.files[0].file : writeBundle(dir, index, bundle),
+  );
+  return { paths, processes: paths.length, cleanUp: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 async function mysqlReachable() {
@@ -140,8 +177,10 @@ async function runLeg(label, env) {
   let code = 0;
   try {
     const legEnv = { ...env, ...template.env };
-    if (runs('--services')) code |= await runNodeTests(`services on ${label}`, serviceFiles, legEnv);
-    if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, e2eFiles, legEnv);
+    // Files marked ONE_LEG_MARKER do not depend on the database: the SQLite leg runs them.
+    const ofLeg = (files) => (env.TEST_DB === 'sqlite' ? files : files.filter((f) => !oneLeg.has(f)));
+    if (runs('--services')) code |= await runNodeTests(`services on ${label}`, ofLeg(serviceFiles), legEnv);
+    if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, ofLeg(e2eFiles), legEnv);
   } finally {
     await template.drop();
   }
@@ -176,8 +215,27 @@ function printTimes() {
     console.log(`  ${total.toFixed(1).padStart(6)} s  ${file}  (${runs.join(', ')})`);
 }
 
+/**
+ * `--save-times`: each service and e2e file's time per leg (the mean over the legs it ran on) into
+ * scripts/test-times.json, which plans the next runs' bundles; files not run keep their time.
+ */
+function saveTimes() {
+  const runsOf = new Map();
+  for (const { label, file, seconds } of fileTimes) {
+    if (label === 'unit') continue;
+    runsOf.set(sourceOf(file), [...(runsOf.get(sourceOf(file)) ?? []), seconds]);
+  }
+  const times = { ...expectedTimes };
+  for (const [file, seconds] of runsOf)
+    times[file] = Math.round((seconds.reduce((a, b) => a + b, 0) / seconds.length) * 10) / 10;
+  const sorted = Object.fromEntries(Object.entries(times).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(TIMES_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
+  console.log(`\nEach file's time saved in ${relative(process.cwd(), TIMES_FILE)}.`);
+}
+
 const serviceFiles = runs('--services') ? findFiles('dist/test', '.service-spec.js') : [];
 const e2eFiles = runs('--e2e') ? findFiles('dist/test', '.e2e-spec.js') : [];
+const oneLeg = new Set([...serviceFiles, ...e2eFiles].filter((file) => fileHolds(file, ONE_LEG_MARKER)));
 let exitCode = 0;
 if (runs('--unit')) {
   exitCode |= await runNodeTests('unit', findFiles('dist/src', '.spec.js'), {});
@@ -226,6 +284,7 @@ if (chosen.length === 0) {
   } else totals.passed += 1;
 }
 printTimes();
+if (args.has('--save-times')) saveTimes();
 console.log(
   `\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`,
 );

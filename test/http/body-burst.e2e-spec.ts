@@ -1,3 +1,4 @@
+// test-bundle: alone — it measures this process's event loop while a burst lasts (docs/testing.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

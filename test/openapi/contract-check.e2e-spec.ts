@@ -1,3 +1,4 @@
+// test-legs: sqlite only — the OpenAPI document, its docs page and its client: the same on either database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { contractViolation } from '../setup/openapi-contract';

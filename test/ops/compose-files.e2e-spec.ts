@@ -1,3 +1,4 @@
+// test-legs: sqlite only — container and configuration files: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

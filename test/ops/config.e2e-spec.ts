@@ -1,3 +1,4 @@
+// test-legs: sqlite only — a DATABASE_URL refused before any database is opened (docs/testing.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runServiceToExit } from './service-process';

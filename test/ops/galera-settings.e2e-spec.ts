@@ -1,3 +1,4 @@
+// test-legs: sqlite only — container and configuration files: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,3 +1,4 @@
+// test-legs: sqlite only — pages in a browser: what the data layer does under them is tested on both legs (docs/testing.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';

@@ -1,3 +1,4 @@
+// test-legs: sqlite only — tooling of the repository: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// test-legs: sqlite only — tooling of the repository: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

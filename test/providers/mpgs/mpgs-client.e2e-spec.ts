@@ -1,3 +1,4 @@
+// test-legs: sqlite only — a provider's client and simulator: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, IncomingHttpHeaders, Server } from 'node:http';
 import { createServer as createTcpServer, Server as TcpServer, Socket } from 'node:net';

@@ -1,3 +1,4 @@
+// test-legs: sqlite only — a provider's client and simulator: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

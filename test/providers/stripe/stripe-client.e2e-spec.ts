@@ -1,3 +1,4 @@
+// test-legs: sqlite only — a provider's client and simulator: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';

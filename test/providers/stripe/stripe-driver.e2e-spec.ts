@@ -1,3 +1,4 @@
+// test-legs: sqlite only — a provider's client and simulator: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Gateway } from '../../../src/gateways/gateway.entity';
