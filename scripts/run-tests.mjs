@@ -25,6 +25,8 @@ const ci = process.env.CI === 'true';
 const mysqlUrl = process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : null;
+/** How long one test file may run. */
+const FILE_TIMEOUT_MS = 120_000;
 /** About how long (s) a bundle of files runs in one process; 0: every file in its own (test-bundles.mjs). */
 const bundleSeconds = Number(process.env.TEST_BUNDLE_SECONDS ?? '45');
 /** Each file's expected time per leg (s), from an earlier run: what the bundles are planned with. */
@@ -79,7 +81,7 @@ function readTally(file) {
  */
 function runNodeTests(label, files, env) {
   if (files.length === 0) return Promise.resolve(0);
-  const { paths, processes, cleanUp } = bundled(files, label === 'unit' ? 1 : 8);
+  const { paths, processes, filesPerProcess, cleanUp } = bundled(files, label === 'unit' ? 1 : 8);
   console.log(`\n=== ${label}: ${files.length} file(s) in ${processes} process(es) ===`);
   const tallyFile = join(tmpdir(), `checkout-test-tally-${process.pid}-${++reporterRuns}.json`);
   const started = performance.now();
@@ -89,7 +91,8 @@ function runNodeTests(label, files, env) {
       [
         '--test',
         `--test-concurrency=${concurrency}`,
-        '--test-timeout=120000',
+        // A file's time limit; a bundle's is the sum of its files' (each file's suite has its own).
+        `--test-timeout=${FILE_TIMEOUT_MS * filesPerProcess}`,
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
         `--test-reporter=${TALLY_REPORTER}`,
@@ -120,7 +123,8 @@ function runNodeTests(label, files, env) {
  * file itself. `cleanUp` removes the generated bundles.
  */
 function bundled(files, unknownSeconds) {
-  if (!(bundleSeconds > 0)) return { paths: files, processes: files.length, cleanUp: () => {} };
+  if (!(bundleSeconds > 0))
+    return { paths: files, processes: files.length, filesPerProcess: 1, cleanUp: () => {} };
   const entries = files.map((file) => ({
     file: resolve(file),
     source: sourceOf(file),
@@ -131,10 +135,16 @@ function bundled(files, unknownSeconds) {
   const total = entries.reduce((sum, entry) => sum + entry.seconds, 0);
   const target = Math.min(bundleSeconds, total / (Number(concurrency) * 2));
   const dir = mkdtempSync(join(tmpdir(), 'checkout-bundles-'));
-  const paths = planBundles(entries, target).map((bundle, index) =>
-    bundle.files.length === 1 ? bundle.files[0].file : writeBundle(dir, index, bundle),
+  const bundles = planBundles(entries, target);
+  const paths = bundles.map((bundle, index) =>
+    bundle.files.length === 1 ? bundle.files[0].file : writeBundle(dir, index, bundle, FILE_TIMEOUT_MS),
   );
-  return { paths, processes: paths.length, cleanUp: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    paths,
+    processes: paths.length,
+    filesPerProcess: Math.max(...bundles.map((bundle) => bundle.files.length)),
+    cleanUp: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 async function mysqlReachable() {

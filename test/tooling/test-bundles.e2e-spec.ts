@@ -20,7 +20,7 @@ interface Bundle {
 }
 interface TestBundles {
   planBundles(files: Entry[], targetSeconds: number): Bundle[];
-  writeBundle(dir: string, index: number, bundle: Bundle): string;
+  writeBundle(dir: string, index: number, bundle: Bundle, fileTimeoutMs: number): string;
 }
 
 const entry = (name: string, seconds: number, alone = false): Entry => ({
@@ -76,14 +76,19 @@ describe('test bundles', () => {
       );
       writeFileSync(broken, `throw new Error('does not load');`);
       const bundleDir = mkdtempSync(join(tmpdir(), 'checkout-bundles-'));
-      const bundle = bundles.writeBundle(bundleDir, 0, {
-        seconds: 3,
-        files: [
-          { file: first, source: 'test/first.ts', seconds: 1 },
-          { file: second, source: 'test/second.ts', seconds: 1 },
-          { file: broken, source: 'test/broken.ts', seconds: 1 },
-        ],
-      });
+      const bundle = bundles.writeBundle(
+        bundleDir,
+        0,
+        {
+          seconds: 3,
+          files: [
+            { file: first, source: 'test/first.ts', seconds: 1 },
+            { file: second, source: 'test/second.ts', seconds: 1 },
+            { file: broken, source: 'test/broken.ts', seconds: 1 },
+          ],
+        },
+        60_000,
+      );
       const tally = join(dir, 'tally.json');
       const run = spawnSync(
         process.execPath,
