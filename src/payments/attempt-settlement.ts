@@ -40,7 +40,10 @@ import {
   type StoredAnswer,
 } from './payment-attempts.repository';
 
-/** An answered attempt whose request has not settled it after this long is settled by the reconciler. */
+/**
+ * An answered attempt whose request has not settled it after this long (or after
+ * `PAYMENT_ATTEMPT_TIMEOUT_SECONDS` if shorter, as for operations) is settled by the reconciler.
+ */
 const SETTLE_GRACE_MS = 10_000;
 const RECONCILE_BATCH = 100;
 
@@ -380,7 +383,12 @@ export class AttemptSettlement {
     const age = now.getTime() - attempt.createdAt.getTime();
     return attempt.result === 'pending'
       ? age > this.config.paymentAttemptTimeoutSeconds * 1000
-      : age > SETTLE_GRACE_MS;
+      : age > this.settleGraceMs;
+  }
+
+  /** See {@link SETTLE_GRACE_MS}. */
+  private get settleGraceMs(): number {
+    return Math.min(SETTLE_GRACE_MS, this.config.paymentAttemptTimeoutSeconds * 1000);
   }
 
   /**
@@ -632,7 +640,7 @@ export class AttemptSettlement {
    */
   async reconcile(now: Date = new Date(), batch = RECONCILE_BATCH): Promise<ReconcileResult> {
     const result: ReconcileResult = { settled: 0, released: 0, left: 0 };
-    const before = new Date(now.getTime() - SETTLE_GRACE_MS);
+    const before = new Date(now.getTime() - this.settleGraceMs);
     let window = await this.attempts.findUnsettled(before, batch, this.reconcileAfter ?? undefined);
     if (window.length === 0 && this.reconcileAfter) window = await this.attempts.findUnsettled(before, batch);
     const last = window.at(-1);
