@@ -10,7 +10,17 @@
 // test/setup/test-database.ts); every test file's database is a copy of it, so no file runs the
 // migrations. The run ends with its time per tier and leg and its ten slowest files (docs/testing.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -23,7 +33,13 @@ const chosen = ['--unit', '--services', '--e2e'].filter((tier) => args.has(tier)
 const runs = (tier) => chosen.length === 0 || chosen.includes(tier);
 const ci = process.env.CI === 'true';
 const mysqlUrl = process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test';
-const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+/**
+ * The two database legs run side by side (`TEST_LEGS=sequential`: one after the other); the MySQL
+ * leg's output is kept in a file and printed after the SQLite leg's. Each leg runs
+ * `TEST_CONCURRENCY` processes at a time: 2 by default side by side, 3 one after the other.
+ */
+const legsSideBySide = process.env.TEST_LEGS !== 'sequential';
+const concurrency = process.env.TEST_CONCURRENCY ?? (legsSideBySide ? '2' : '3');
 const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : null;
 /** How long one test file may run. */
 const FILE_TIMEOUT_MS = 120_000;
@@ -79,10 +95,10 @@ function readTally(file) {
  * Runs node:test on `files` with the spec reporter on stdout; the counts and each file's time come
  * from tally-reporter.mjs.
  */
-function runNodeTests(label, files, env) {
+function runNodeTests(label, files, env, out = TERMINAL) {
   if (files.length === 0) return Promise.resolve(0);
   const { paths, processes, filesPerProcess, cleanUp } = bundled(files, label === 'unit' ? 1 : 8);
-  console.log(`\n=== ${label}: ${files.length} file(s) in ${processes} process(es) ===`);
+  out.log(`\n=== ${label}: ${files.length} file(s) in ${processes} process(es) ===`);
   const tallyFile = join(tmpdir(), `checkout-test-tally-${process.pid}-${++reporterRuns}.json`);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -99,12 +115,12 @@ function runNodeTests(label, files, env) {
         `--test-reporter-destination=${tallyFile}`,
         ...paths,
       ],
-      { env: { DB_UNIT_CHECKS: 'true', ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] },
+      { env: { DB_UNIT_CHECKS: 'true', ...process.env, ...env }, stdio: ['ignore', out.stdio, out.stdio] },
     );
     child.on('close', (code) => {
       cleanUp();
       const seconds = since(started);
-      console.log(`=== ${label}: done in ${seconds.toFixed(1)} s ===`);
+      out.log(`=== ${label}: done in ${seconds.toFixed(1)} s ===`);
       times.push({ label, seconds });
       const { counts, files: timed } = readTally(tallyFile);
       for (const { file, ms } of timed) fileTimes.push({ label, file, seconds: ms / 1000 });
@@ -147,6 +163,24 @@ function bundled(files, unknownSeconds) {
   };
 }
 
+/** Where a run's output goes: the terminal. */
+const TERMINAL = { stdio: 'inherit', log: (text) => console.log(text) };
+
+/** Output kept in a file (a leg running beside another); `flush` prints it and removes the file. */
+function keptOutput(name) {
+  const path = join(tmpdir(), `checkout-test-${name}-${process.pid}.log`);
+  const fd = openSync(path, 'w');
+  return {
+    stdio: fd,
+    log: (text) => writeSync(fd, `${text}\n`),
+    flush() {
+      closeSync(fd);
+      process.stdout.write(readFileSync(path));
+      rmSync(path, { force: true });
+    },
+  };
+}
+
 async function mysqlReachable() {
   try {
     const connection = await createConnection({ uri: mysqlUrl, connectTimeout: 5000 });
@@ -163,14 +197,14 @@ async function mysqlReachable() {
  * what every test file's createTestDatabase copies. Null (and counted as a failure) when the
  * migrations fail: no file of the leg could run.
  */
-async function prepareTemplate(label, env) {
+async function prepareTemplate(label, env, out) {
   const started = performance.now();
   try {
     const require = createRequire(import.meta.url);
     const { prepareTemplate: prepare } = require(resolve('dist/test/setup/test-database.js'));
     const template = await prepare(env.TEST_DB, env.MYSQL_TEST_URL);
     const seconds = since(started);
-    console.log(`\n=== template database on ${label}: migrated in ${seconds.toFixed(1)} s ===`);
+    out.log(`\n=== template database on ${label}: migrated in ${seconds.toFixed(1)} s ===`);
     times.push({ label: `template database on ${label}`, seconds });
     return template;
   } catch (error) {
@@ -181,16 +215,17 @@ async function prepareTemplate(label, env) {
 }
 
 /** One database leg (`env` sets TEST_DB): the service tier, then the e2e tests, on its template's copies. */
-async function runLeg(label, env) {
-  const template = await prepareTemplate(label, env);
+async function runLeg(label, env, out = TERMINAL) {
+  const template = await prepareTemplate(label, env, out);
   if (template === null) return 1;
   let code = 0;
   try {
     const legEnv = { ...env, ...template.env };
     // Files marked ONE_LEG_MARKER do not depend on the database: the SQLite leg runs them.
     const ofLeg = (files) => (env.TEST_DB === 'sqlite' ? files : files.filter((f) => !oneLeg.has(f)));
-    if (runs('--services')) code |= await runNodeTests(`services on ${label}`, ofLeg(serviceFiles), legEnv);
-    if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, ofLeg(e2eFiles), legEnv);
+    if (runs('--services'))
+      code |= await runNodeTests(`services on ${label}`, ofLeg(serviceFiles), legEnv, out);
+    if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, ofLeg(e2eFiles), legEnv, out);
   } finally {
     await template.drop();
   }
@@ -251,17 +286,25 @@ if (runs('--unit')) {
   exitCode |= await runNodeTests('unit', findFiles('dist/src', '.spec.js'), {});
 }
 if (serviceFiles.length + e2eFiles.length > 0) {
-  exitCode |= await runLeg('embedded SQLite', { TEST_DB: 'sqlite' });
   const problem = await mysqlReachable();
-  if (problem === null) {
-    exitCode |= await runLeg('MySQL/MariaDB', { TEST_DB: 'mysql', MYSQL_TEST_URL: mysqlUrl });
-  } else if (ci) {
+  const sqliteLeg = () => runLeg('embedded SQLite', { TEST_DB: 'sqlite' });
+  const mysqlLeg = (out) => runLeg('MySQL/MariaDB', { TEST_DB: 'mysql', MYSQL_TEST_URL: mysqlUrl }, out);
+  if (problem === null && legsSideBySide) {
+    const kept = keptOutput('mysql-leg');
+    const codes = await Promise.all([sqliteLeg(), mysqlLeg(kept)]);
+    kept.flush();
+    exitCode |= codes[0] | codes[1];
+  } else {
+    exitCode |= await sqliteLeg();
+    if (problem === null) exitCode |= await mysqlLeg();
+  }
+  if (problem !== null && ci) {
     console.error(
       `\n*** MySQL leg FAILED: MySQL is unreachable at ${mysqlUrl} (${problem}). It is mandatory with CI=true.`,
     );
     totals.failed += 1;
     exitCode |= 1;
-  } else {
+  } else if (problem !== null) {
     console.log(
       `\n*** MySQL leg DID NOT RUN: no MySQL at ${mysqlUrl} (${problem}). Start MariaDB to run it.`,
     );
