@@ -316,7 +316,7 @@ export class AttemptSettlement {
   ): Promise<Card | null> {
     const card = attempt.card;
     if (!card) return null;
-    if (card.savedCardToken) return this.cards.findByToken(card.savedCardToken, manager);
+    if (card.savedCardToken) return this.cards.findByTokenIn(manager, card.savedCardToken);
     if (
       !card.save ||
       answer.result !== 'success' ||
