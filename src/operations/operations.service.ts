@@ -255,7 +255,9 @@ export class OperationsService {
       let hidden: Transaction | null = null;
       if (isPayable(current.state)) {
         hidden = await this.cancelAndHide(current, now);
-      } else if (await this.transactions.hide(current.id, [current.state], now)) {
+      } else if (
+        await this.uow.retrying((manager) => this.transactions.hide(manager, current.id, [current.state], now))
+      ) {
         hidden = current;
       }
       if (hidden) {
@@ -285,7 +287,7 @@ export class OperationsService {
       const change = await this.transitions.change(manager, tx, { trigger: 'cancel', now });
       if (!change) return null;
       const canceled = change.transaction;
-      if (!(await this.transactions.hide(canceled.id, [canceled.state], now, manager))) {
+      if (!(await this.transactions.hide(manager, canceled.id, [canceled.state], now))) {
         throw new Error(`Transaction ${canceled.id} could not be hidden after its cancel`);
       }
       await this.transitions.record(manager, change, {

@@ -119,7 +119,7 @@ export class TransitionService {
       manager,
     );
     if (!won) return null;
-    const transaction = (await this.transactions.findById(tx.id, manager))!;
+    const transaction = (await this.transactions.findByIdIn(tx.id, manager))!;
     // `from` as this caller saw it: exact unless the row moved between its read and our write.
     return { transaction, from: tx.state, trigger: input.trigger, event: eventFor(input.trigger, to) };
   }
@@ -168,7 +168,7 @@ export class TransitionService {
       now,
       manager,
     );
-    return claimed ? this.transactions.findById(transactionId, manager) : null;
+    return claimed ? this.transactions.findByIdIn(transactionId, manager) : null;
   }
 
   /**
@@ -231,7 +231,7 @@ export class TransitionService {
         manager,
       );
       if (changed !== ids.length) throw new RacedBatch(ids);
-      await this.events.recordMany(manager, await this.transactions.findByIds(ids, manager), event);
+      await this.events.recordMany(manager, await this.transactions.findByIdsIn(ids, manager), event);
       return { claimed: ids.length, expired: ids.length };
     };
     try {
