@@ -9,6 +9,7 @@ import { CardsRepository } from '../cards/cards.repository';
 import { toBoolean } from '../common/validation/field-decorators';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
+import { UnitOfWork } from '../database/unit-of-work';
 import {
   AttemptNeedsCustomer,
   AttemptPending,
@@ -63,6 +64,7 @@ export class CheckoutPagesService {
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
     private readonly redirects: RedirectPayments,
+    private readonly uow: UnitOfWork,
   ) {}
 
   get secureCookies(): boolean {
@@ -336,15 +338,14 @@ export class CheckoutPagesService {
   /** The customer cancels on the checkout page (contract §5 payable → canceled). */
   async cancel(sessionId: string, csrfToken: string): Promise<PageResponse> {
     const { transaction } = await this.payments.open(sessionId);
-    const outcome = await this.transitions.apply(transaction, {
-      trigger: 'cancel',
-      details: { result: 'canceled' },
-    });
-    if (!outcome.applied) {
+    const canceled = await this.uow.run((manager) =>
+      this.transitions.applyIn(manager, transaction, { trigger: 'cancel', details: { result: 'canceled' } }),
+    );
+    if (!canceled) {
       const page = await this.checkout(sessionId, csrfToken);
       return page.kind === 'html' ? { ...page, status: 409 } : page;
     }
-    return this.finish(outcome.transaction, '');
+    return this.finish(canceled.transaction, '');
   }
 
   /** After an attempt or a cancel: on to `redirect_url` with the outcome, or a result page. */

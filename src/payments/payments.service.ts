@@ -485,7 +485,8 @@ export class PaymentsService {
   /** Expires a payable transaction whose deadline has passed (refused while an attempt holds it). */
   private async expiredIfDue(tx: Transaction): Promise<Transaction> {
     if (!isPayable(tx.state) || tx.attemptInFlight || tx.expiresAt.getTime() > Date.now()) return tx;
-    return (await this.transitions.expireIfDue(tx)).transaction ?? tx;
+    const expired = await this.uow.run((manager) => this.transitions.expireIfDueIn(manager, tx));
+    return expired?.transaction ?? (await this.transactions.findById(tx.id)) ?? tx;
   }
 
   /** The transaction once the attempt holding it has settled, or as it is after a short wait. */
