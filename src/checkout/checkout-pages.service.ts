@@ -9,7 +9,6 @@ import { CardsRepository } from '../cards/cards.repository';
 import { toBoolean } from '../common/validation/field-decorators';
 import { FieldErrors } from '../common/errors/domain-errors';
 import { AppConfig } from '../config/app-config';
-import { UnitOfWork } from '../database/unit-of-work';
 import {
   AttemptNeedsCustomer,
   AttemptPending,
@@ -24,7 +23,6 @@ import type { Transaction } from '../transactions/transaction.entity';
 import { checkoutPagePath, checkoutUrl } from '../transactions/transaction-urls';
 import QRCode from 'qrcode';
 import { TransactionsService } from '../transactions/transactions.service';
-import { TransitionService } from '../transactions/transition.service';
 import { NOT_A_PAGE_CARD, pageLanguage, stringsFor } from './i18n';
 import { cardOfPageReference, pageReferenceOf } from './saved-card-references';
 import { originOf, type PageResponse } from './page-response';
@@ -59,12 +57,10 @@ export class CheckoutPagesService {
   constructor(
     private readonly payments: PaymentsService,
     private readonly transactions: TransactionsService,
-    private readonly transitions: TransitionService,
     private readonly adminConfig: AdminConfigService,
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
     private readonly redirects: RedirectPayments,
-    private readonly uow: UnitOfWork,
   ) {}
 
   get secureCookies(): boolean {
@@ -338,14 +334,12 @@ export class CheckoutPagesService {
   /** The customer cancels on the checkout page (contract §5 payable → canceled). */
   async cancel(sessionId: string, csrfToken: string): Promise<PageResponse> {
     const { transaction } = await this.payments.open(sessionId);
-    const canceled = await this.uow.run((manager) =>
-      this.transitions.applyIn(manager, transaction, { trigger: 'cancel', details: { result: 'canceled' } }),
-    );
+    const canceled = await this.payments.cancel(transaction);
     if (!canceled) {
       const page = await this.checkout(sessionId, csrfToken);
       return page.kind === 'html' ? { ...page, status: 409 } : page;
     }
-    return this.finish(canceled.transaction, '');
+    return this.finish(canceled, '');
   }
 
   /** After an attempt or a cancel: on to `redirect_url` with the outcome, or a result page. */
