@@ -233,12 +233,7 @@ export class TransactionsService {
    * Inside the caller's unit of work: hides a transaction (the `delete` operation, contract §16); see
    * {@link TransactionsRepository.hide}.
    */
-  hide(
-    manager: EntityManager,
-    id: string,
-    states: readonly TransactionState[],
-    now: Date,
-  ): Promise<boolean> {
+  hide(manager: EntityManager, id: string, states: readonly TransactionState[], now: Date): Promise<boolean> {
     return this.transactions.hide(id, states, now, manager);
   }
 
