@@ -25,6 +25,8 @@ import { loadConfig } from '../src/config/app-config';
 import { CurrenciesService } from '../src/currencies/currencies.service';
 import { EXPIRY_BATCH_SIZE, ExpiryService } from '../src/expiry/expiry.service';
 import { GatewaysService } from '../src/gateways/gateways.service';
+import { UnitOfWork } from '../src/database/unit-of-work';
+import { Transaction } from '../src/transactions/transaction.entity';
 import { TransitionService } from '../src/transactions/transition.service';
 import { insertDueTransactions } from '../test/factories/due-transactions';
 import { gatewayInput } from '../test/setup/fixtures';
@@ -36,7 +38,8 @@ const batchSize = Number(process.env.BENCH_BATCH ?? EXPIRY_BATCH_SIZE);
 const liveHeapEveryMs = Number(process.env.BENCH_LIVE_HEAP_MS ?? 0);
 /**
  * `BENCH_PER_ROW=1`: for comparison, expires the same rows one at a time through
- * TransitionService.expireIfDue (the pay path's way: one DB transaction and ~6 statements per row).
+ * TransitionService.expireIfDueIn, each in a unit of its own (the pay path's way: one DB transaction
+ * and ~6 statements per row).
  */
 const perRow = process.env.BENCH_PER_ROW === '1';
 /** With a value (MB), runs each size with V8's old space capped there: a leak would end in OOM. */
@@ -124,7 +127,7 @@ async function runOnce(rows: number): Promise<RunResult> {
           : null;
       started = process.hrtime.bigint();
       const result = perRow
-        ? await expirePerRow(app.get(TransitionService), ds)
+        ? await expirePerRow(app.get(TransitionService), app.get(UnitOfWork), ds)
         : await app.get(ExpiryService).sweep({ batchSize });
       const sweepSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       clearInterval(sampler);
@@ -177,6 +180,7 @@ function insertInChild(databaseUrl: string, rows: number): Promise<void> {
 /** The per-row baseline: due ids read page by page, each expired in its own DB transaction. */
 async function expirePerRow(
   transitions: TransitionService,
+  uow: UnitOfWork,
   ds: DataSource,
 ): Promise<{ expired: number; batches: number }> {
   const now = new Date();
@@ -190,7 +194,8 @@ async function expirePerRow(
     if (ids.length === 0) return { expired, batches };
     batches++;
     for (const { session_id } of ids) {
-      if ((await transitions.expireIfDue(session_id, now)).applied) expired++;
+      const tx = await ds.getRepository(Transaction).findOneBy({ sessionId: session_id });
+      if (tx && (await uow.run((manager) => transitions.expireIfDueIn(manager, tx, now)))) expired++;
     }
   }
 }

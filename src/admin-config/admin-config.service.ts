@@ -31,9 +31,17 @@ export class AdminConfigService {
     private readonly config: AppConfig,
   ) {}
 
-  /** The settings as stored now; pass the unit's manager when called inside a unit of work. */
-  async get(manager?: EntityManager): Promise<AdminConfig> {
-    const repo = manager ? manager.getRepository(AdminConfig) : this.rows;
+  /** The settings as stored now (outside any unit of work). */
+  get(): Promise<AdminConfig> {
+    return this.read(this.rows);
+  }
+
+  /** {@link get} inside the caller's unit of work. */
+  getIn(manager: EntityManager): Promise<AdminConfig> {
+    return this.read(manager.getRepository(AdminConfig));
+  }
+
+  private async read(repo: Repository<AdminConfig>): Promise<AdminConfig> {
     const row = await repo.findOne({ where: { id: ROW_ID } });
     return row ?? this.defaults();
   }

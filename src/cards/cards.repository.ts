@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { EntityManager, In, Repository } from 'typeorm';
 import { insertedId, isUniqueViolation } from '../database/db-values';
-import { UnitOfWork } from '../database/unit-of-work';
 import { CardAgreementUse } from './card-agreement-use.entity';
 import { Card } from './card.entity';
 
@@ -71,7 +70,6 @@ export class CardsRepository {
   constructor(
     @InjectRepository(Card) private readonly repo: Repository<Card>,
     @InjectRepository(CardAgreementUse) private readonly uses: Repository<CardAgreementUse>,
-    private readonly uow: UnitOfWork,
   ) {}
 
   /**
@@ -163,7 +161,7 @@ export class CardsRepository {
     agreementId: string | null,
     now: Date = new Date(),
   ): Promise<void> {
-    const card = await this.findByToken(token, manager);
+    const card = await this.findByTokenIn(manager, token);
     if (!card) return;
     await manager.getRepository(Card).update({ id: card.id }, { lastUsedAt: now });
     if (agreementId) await this.recordAgreementUse(manager, card.id, agreementId, now);
@@ -225,17 +223,24 @@ export class CardsRepository {
     return best ? (cards.find((card) => String(card.id) === String(best.cardId)) ?? null) : null;
   }
 
-  /** By token, compared exactly; inside a unit of work when `manager` is given. */
-  async findByToken(token: string, manager?: EntityManager): Promise<Card | null> {
-    const card = await (manager?.getRepository(Card) ?? this.repo).findOne({ where: { token } });
+  /** By token, compared exactly (outside any unit of work). */
+  findByToken(token: string): Promise<Card | null> {
+    return this.byToken(this.repo, token);
+  }
+
+  /** {@link findByToken} inside the caller's unit of work. */
+  findByTokenIn(manager: EntityManager, token: string): Promise<Card | null> {
+    return this.byToken(manager.getRepository(Card), token);
+  }
+
+  private async byToken(repo: Repository<Card>, token: string): Promise<Card | null> {
+    const card = await repo.findOne({ where: { token } });
     return card?.token === token ? card : null;
   }
 
-  /** Deletes the card and what is recorded of its uses, in one unit of work. */
-  async remove(card: Card): Promise<void> {
-    await this.uow.run(async (manager) => {
-      await manager.getRepository(CardAgreementUse).delete({ cardId: card.id });
-      await manager.getRepository(Card).delete({ id: card.id });
-    });
+  /** Inside the caller's unit of work: deletes the card and what is recorded of its uses. */
+  async remove(manager: EntityManager, card: Card): Promise<void> {
+    await manager.getRepository(CardAgreementUse).delete({ cardId: card.id });
+    await manager.getRepository(Card).delete({ id: card.id });
   }
 }

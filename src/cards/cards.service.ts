@@ -5,6 +5,7 @@ import type { GatewayType } from '../gateways/gateway.entity';
 import { savedCardAsksCvc } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { toCardDto } from './card.view';
+import { UnitOfWork } from '../database/unit-of-work';
 import { CardsRepository } from './cards.repository';
 import type { CardDto } from './dto/card.dto';
 
@@ -14,6 +15,7 @@ export class CardsService {
   constructor(
     private readonly cards: CardsRepository,
     private readonly gateways: GatewaysService,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async list(
@@ -36,12 +38,15 @@ export class CardsService {
     );
   }
 
-  /** Deletes a saved card; another customer's, another type's or an unknown token → 404. */
+  /**
+   * Deletes a saved card and what is recorded of its uses, in one unit of work; another customer's,
+   * another type's or an unknown token → 404.
+   */
   async remove(principal: Principal, token: string, customerId: string, type: GatewayType): Promise<void> {
     const card = await this.cards.findByToken(token);
     const codes = await this.reachableCodes(principal, type);
     if (!card || card.customerId !== customerId || !codes.includes(card.pgCode)) throw new NotFound();
-    await this.cards.remove(card);
+    await this.uow.run((manager) => this.cards.remove(manager, card));
   }
 
   /** Codes of the gateways of this type the caller may use (inactive ones too: their cards stay visible). */

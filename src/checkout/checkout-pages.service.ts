@@ -23,7 +23,6 @@ import type { Transaction } from '../transactions/transaction.entity';
 import { checkoutPagePath, checkoutUrl } from '../transactions/transaction-urls';
 import QRCode from 'qrcode';
 import { TransactionsService } from '../transactions/transactions.service';
-import { TransitionService } from '../transactions/transition.service';
 import { NOT_A_PAGE_CARD, pageLanguage, stringsFor } from './i18n';
 import { cardOfPageReference, pageReferenceOf } from './saved-card-references';
 import { originOf, type PageResponse } from './page-response';
@@ -58,7 +57,6 @@ export class CheckoutPagesService {
   constructor(
     private readonly payments: PaymentsService,
     private readonly transactions: TransactionsService,
-    private readonly transitions: TransitionService,
     private readonly adminConfig: AdminConfigService,
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
@@ -336,15 +334,12 @@ export class CheckoutPagesService {
   /** The customer cancels on the checkout page (contract §5 payable → canceled). */
   async cancel(sessionId: string, csrfToken: string): Promise<PageResponse> {
     const { transaction } = await this.payments.open(sessionId);
-    const outcome = await this.transitions.apply(transaction, {
-      trigger: 'cancel',
-      details: { result: 'canceled' },
-    });
-    if (!outcome.applied) {
+    const canceled = await this.payments.cancel(transaction);
+    if (!canceled) {
       const page = await this.checkout(sessionId, csrfToken);
       return page.kind === 'html' ? { ...page, status: 409 } : page;
     }
-    return this.finish(outcome.transaction, '');
+    return this.finish(canceled, '');
   }
 
   /** After an attempt or a cancel: on to `redirect_url` with the outcome, or a result page. */

@@ -31,16 +31,21 @@ export class CurrenciesService {
    * Read-only lookup for hot paths (validation, representation, events), cached for a few
    * seconds; never mutate the result. Admin paths use {@link findByCode}.
    */
-  lookup(code: string, manager?: EntityManager): Promise<Currency | null> {
+  lookup(code: string): Promise<Currency | null> {
     const upper = code.toUpperCase();
-    // Inside a unit of work: through its own connection, never the pool (contract §17).
-    if (manager) return this.cache.getLoaded(upper, () => this.findByCode(upper, manager));
     return this.cache.get(upper, () => this.findByCode(upper));
   }
 
-  findByCode(code: string, manager?: EntityManager): Promise<Currency | null> {
-    const repo = manager ? manager.getRepository(Currency) : this.currencies;
-    return repo.findOne({ where: { code: code.toUpperCase() } });
+  /** {@link lookup} inside the caller's unit of work: through its connection, never the pool (contract §17). */
+  lookupIn(manager: EntityManager, code: string): Promise<Currency | null> {
+    const upper = code.toUpperCase();
+    return this.cache.getLoaded(upper, () =>
+      manager.getRepository(Currency).findOne({ where: { code: upper } }),
+    );
+  }
+
+  findByCode(code: string): Promise<Currency | null> {
+    return this.currencies.findOne({ where: { code: code.toUpperCase() } });
   }
 
   list(): Promise<Currency[]> {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -119,5 +120,52 @@ describe('UnitOfWork: what it runs again (contract §17)', () => {
     const { dataSource, runs } = fakeDataSource([{ at: 'work', error: denied }, null]);
     await assert.rejects(new UnitOfWork(dataSource, config).run(work), denied);
     assert.equal(runs(), 1);
+  });
+});
+
+/**
+ * In a fresh Node process (unit-context reads `DB_UNIT_CHECKS` once, at load), with `DB_UNIT_CHECKS`
+ * as given: a unit that opens another inside it, on a fake database of `type`. Prints how the inner
+ * `run` ended.
+ */
+function nestedRun(type: 'mysql' | 'better-sqlite3', checks: string | undefined): string {
+  const env = { ...process.env };
+  delete env.DB_UNIT_CHECKS;
+  if (checks !== undefined) env.DB_UNIT_CHECKS = checks;
+  const script = `
+    const { UnitOfWork } = require(${JSON.stringify(require.resolve('./unit-of-work'))});
+    const runner = () => {
+      const r = {
+        isTransactionActive: false, databaseConnection: {}, manager: {},
+        connect: async () => {}, release: async () => {},
+        startTransaction: async () => { r.isTransactionActive = true; },
+        commitTransaction: async () => { r.isTransactionActive = false; },
+        rollbackTransaction: async () => { r.isTransactionActive = false; },
+      };
+      return r;
+    };
+    const dataSource = { options: { type: '${type}' }, subscribers: [], createQueryRunner: runner };
+    const uow = new UnitOfWork(dataSource, { database: { pool: { queryTimeoutMs: 10000, acquireTimeoutMs: 5000 } } });
+    uow.run(async () => {
+      await Promise.resolve();
+      return uow.run(async () => 'inner committed').catch((e) => 'refused: ' + e.message);
+    }).then(console.log, (e) => { console.error(e); process.exit(1); });
+  `;
+  const result = spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  return result.stdout.trim();
+}
+
+describe('UnitOfWork: a unit opened inside another', () => {
+  const refused = 'refused: UnitOfWork.run was called inside another unit of work';
+
+  it('is refused where the async context is tracked: DB_UNIT_CHECKS=true (every test run), and SQLite always', () => {
+    assert.equal(nestedRun('mysql', 'true'), refused);
+    assert.equal(nestedRun('better-sqlite3', 'true'), refused);
+    assert.equal(nestedRun('better-sqlite3', undefined), refused);
+  });
+
+  it('is not seen at run time on MySQL without DB_UNIT_CHECKS (no AsyncLocalStorage there): test/tooling/units.e2e-spec.ts refuses it in the sources', () => {
+    assert.equal(nestedRun('mysql', undefined), 'inner committed');
   });
 });

@@ -2,7 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import { SingleFlight } from '../common/jobs/single-flight';
 import { Metrics } from '../metrics/metrics';
-import { TransitionService } from '../transactions/transition.service';
+import { UnitOfWork } from '../database/unit-of-work';
+import { TransactionsService } from '../transactions/transactions.service';
+import { RacedBatch, TransitionService } from '../transactions/transition.service';
 
 /** Rows per batch: one DB transaction, one UPDATE, one multi-row INSERT of events. */
 export const EXPIRY_BATCH_SIZE = 500;
@@ -32,8 +34,10 @@ export class ExpiryService {
 
   constructor(
     private readonly transitions: TransitionService,
+    private readonly transactions: TransactionsService,
     private readonly adminConfig: AdminConfigService,
     private readonly metrics: Metrics,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /**
@@ -72,7 +76,7 @@ export class ExpiryService {
     const timer = this.metrics.expirySweepDuration.startTimer();
     try {
       while (!this.sweeps.stopped) {
-        const batch = await this.transitions.expireDueBatch(now, batchSize);
+        const batch = await this.expireBatch(now, batchSize);
         if (batch.claimed === 0) break;
         result.batches++;
         result.expired += batch.expired;
@@ -85,5 +89,24 @@ export class ExpiryService {
       this.logger.log(`Expired ${result.expired} overdue transaction(s) in ${result.batches} batch(es)`);
     }
     return result;
+  }
+
+  /**
+   * One batch in one unit of work ({@link TransitionService.expireDueBatch}). READ COMMITTED (every
+   * session): the claim takes no gap locks, so it never blocks new transactions. A batch whose
+   * UPDATE did not change every row it claimed is rolled back and its rows expired one by one, each
+   * in a unit of its own.
+   */
+  private async expireBatch(now: Date, limit: number): Promise<{ claimed: number; expired: number }> {
+    try {
+      return await this.uow.run((manager) => this.transitions.expireDueBatch(manager, now, limit));
+    } catch (error) {
+      if (!(error instanceof RacedBatch)) throw error;
+      let expired = 0;
+      for (const tx of await this.transactions.findByIds(error.ids)) {
+        if (await this.uow.run((manager) => this.transitions.expireIfDueIn(manager, tx, now))) expired++;
+      }
+      return { claimed: error.ids.length, expired };
+    }
   }
 }

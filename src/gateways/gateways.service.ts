@@ -59,18 +59,24 @@ export class GatewaysService {
    * Read-only lookup for hot paths (validation, representation, events), cached for a few
    * seconds; never mutate the result. Admin and payment paths use {@link findByCode}.
    */
-  lookup(code: string, manager?: EntityManager): Promise<Gateway | null> {
-    // Inside a unit of work: through its own connection, never the pool (contract §17).
-    if (manager) return this.cache.getLoaded(code, () => this.findByCode(code, manager));
+  lookup(code: string): Promise<Gateway | null> {
     return this.cache.get(code, () => this.findByCode(code));
+  }
+
+  /** {@link lookup} inside the caller's unit of work: through its connection, never the pool (contract §17). */
+  lookupIn(manager: EntityManager, code: string): Promise<Gateway | null> {
+    return this.cache.getLoaded(code, () => this.byCode(manager.getRepository(Gateway), code));
   }
 
   /**
    * Codes compare exactly (contract §3): a PAD SPACE collation would otherwise answer `"sandbox "`
    * with the `sandbox` gateway.
    */
-  async findByCode(code: string, manager?: EntityManager): Promise<Gateway | null> {
-    const repo = manager ? manager.getRepository(Gateway) : this.gateways;
+  findByCode(code: string): Promise<Gateway | null> {
+    return this.byCode(this.gateways, code);
+  }
+
+  private async byCode(repo: Repository<Gateway>, code: string): Promise<Gateway | null> {
     const gateway = await repo.findOne({ where: { code } });
     return gateway?.code === code ? gateway : null;
   }

@@ -213,25 +213,27 @@ export class OperationsService {
           state: done.state,
         };
       }
-      const outcome = await this.transitions.apply(current, {
-        trigger: plan.trigger,
-        version: plan.versionGuard ? current.version : undefined,
-        amounts: plan.amounts,
-        details: { operation, operationAmount: formatAmount(plan.amount, digits), result: 'success' },
-      });
-      if (outcome.applied) {
+      const won = await this.uow.run((manager) =>
+        this.transitions.applyIn(manager, current, {
+          trigger: plan.trigger,
+          version: plan.versionGuard ? current.version : undefined,
+          amounts: plan.amounts,
+          details: { operation, operationAmount: formatAmount(plan.amount, digits), result: 'success' },
+        }),
+      );
+      if (won) {
         return {
           detail: DONE[operation],
           operation,
           result: 'success',
-          session_id: outcome.transaction.sessionId,
-          order_no: outcome.transaction.orderNo,
+          session_id: won.transaction.sessionId,
+          order_no: won.transaction.orderNo,
           amount: formatAmount(plan.amount, digits),
-          state: outcome.transaction.state,
+          state: won.transaction.state,
         };
       }
       // Refused by the table, or another change won: decide again on the row as it is now.
-      if (!outcome.transaction) throw new OperationRefused(NOT_FOUND, 404);
+      if (!(await this.transactions.findById(current.id))) throw new OperationRefused(NOT_FOUND, 404);
       if (round >= ROUNDS) {
         throw new OperationRefused(BUSY, 409);
       }
@@ -255,7 +257,11 @@ export class OperationsService {
       let hidden: Transaction | null = null;
       if (isPayable(current.state)) {
         hidden = await this.cancelAndHide(current, now);
-      } else if (await this.transactions.hide(current.id, [current.state], now)) {
+      } else if (
+        await this.uow.retrying((manager) =>
+          this.transactions.hide(manager, current.id, [current.state], now),
+        )
+      ) {
         hidden = current;
       }
       if (hidden) {
@@ -285,7 +291,7 @@ export class OperationsService {
       const change = await this.transitions.change(manager, tx, { trigger: 'cancel', now });
       if (!change) return null;
       const canceled = change.transaction;
-      if (!(await this.transactions.hide(canceled.id, [canceled.state], now, manager))) {
+      if (!(await this.transactions.hide(manager, canceled.id, [canceled.state], now))) {
         throw new Error(`Transaction ${canceled.id} could not be hidden after its cancel`);
       }
       await this.transitions.record(manager, change, {

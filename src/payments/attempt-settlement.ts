@@ -177,7 +177,7 @@ export class AttemptSettlement {
         if (!change) throw new NotApplied();
         // Saved before the event, which carries it (the webhook's `token`).
         const card = await this.cardOf(attempt, answer, change.transaction, manager);
-        const asksCvc = card ? savedCardAsksCvc(await this.gateways.lookup(card.pgCode, manager)) : false;
+        const asksCvc = card ? savedCardAsksCvc(await this.gateways.lookupIn(manager, card.pgCode)) : false;
         await this.transitions.record(
           manager,
           change,
@@ -319,7 +319,7 @@ export class AttemptSettlement {
   ): Promise<Card | null> {
     const card = attempt.card;
     if (!card) return null;
-    if (card.savedCardToken) return this.cards.findByToken(card.savedCardToken, manager);
+    if (card.savedCardToken) return this.cards.findByTokenIn(manager, card.savedCardToken);
     if (
       !card.save ||
       answer.result !== 'success' ||

@@ -94,7 +94,7 @@ describe('PaymentsService: a gateway outcome is never lost', () => {
               steps.push({ step: 'claim' });
               return Promise.resolve({ ...tx, attemptInFlight: reference });
             },
-            expireIfDue: () => Promise.resolve({ transaction: tx }),
+            expireIfDueIn: () => Promise.resolve({ transaction: tx }),
           },
         },
         {

@@ -170,6 +170,17 @@ export class PaymentsService {
   }
 
   /**
+   * The customer cancels a payable transaction (the checkout page; contract §5 payable → canceled),
+   * in one unit of work. Null when it is no longer payable or another change won.
+   */
+  async cancel(tx: Transaction): Promise<Transaction | null> {
+    const canceled = await this.uow.run((manager) =>
+      this.transitions.applyIn(manager, tx, { trigger: 'cancel', details: { result: 'canceled' } }),
+    );
+    return canceled?.transaction ?? null;
+  }
+
+  /**
    * One payment attempt: checks that the transaction can be paid here and with this card, then
    * claim, call the gateway, record its answer, settle (see the class).
    */
@@ -485,7 +496,8 @@ export class PaymentsService {
   /** Expires a payable transaction whose deadline has passed (refused while an attempt holds it). */
   private async expiredIfDue(tx: Transaction): Promise<Transaction> {
     if (!isPayable(tx.state) || tx.attemptInFlight || tx.expiresAt.getTime() > Date.now()) return tx;
-    return (await this.transitions.expireIfDue(tx)).transaction ?? tx;
+    const expired = await this.uow.run((manager) => this.transitions.expireIfDueIn(manager, tx));
+    return expired?.transaction ?? (await this.transactions.findById(tx.id)) ?? tx;
   }
 
   /** The transaction once the attempt holding it has settled, or as it is after a short wait. */

@@ -17,11 +17,11 @@ export class ShortLinksService {
   ) {}
 
   /**
-   * Makes a short link to `target` (inside the caller's transaction when given) and returns its
-   * absolute URL. A code already taken (the unique key says so) is drawn again.
+   * Inside the caller's unit of work: makes a short link to `target` and returns its absolute URL. A
+   * code already taken (the unique key says so) is drawn again.
    */
-  async create(target: string, manager?: EntityManager, nextCode = randomShortCode): Promise<string> {
-    const repo = manager ? manager.getRepository(ShortLink) : this.links;
+  async create(manager: EntityManager, target: string, nextCode = randomShortCode): Promise<string> {
+    const repo = manager.getRepository(ShortLink);
     for (let attempt = 1; ; attempt++) {
       const code = nextCode();
       try {

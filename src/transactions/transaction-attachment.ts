@@ -132,13 +132,13 @@ export class TransactionAttachments {
       attachmentShortUrl =
         token === stored.attachmentToken && stored.attachmentShortUrl
           ? stored.attachmentShortUrl
-          : await this.shortLinks.create(attachmentUrl(base, token, name), manager);
+          : await this.shortLinks.create(manager, attachmentUrl(base, token, name));
     }
     let checkoutShortUrl = '';
     if (wanted.shortifyCheckoutUrl) {
       checkoutShortUrl =
         stored.checkoutShortUrl ||
-        (await this.shortLinks.create(checkoutUrl(base, stored.sessionId), manager));
+        (await this.shortLinks.create(manager, checkoutUrl(base, stored.sessionId)));
     }
     const columns = { attachmentToken: token, attachmentName: name, attachmentShortUrl, checkoutShortUrl };
     return { columns, replacedKey };

@@ -21,30 +21,40 @@ export interface TransactionFilter {
   createdBefore?: Date;
 }
 
-/** Data access for transactions: one intent per method; each can join a caller's DB transaction. */
+/**
+ * Data access for transactions: one intent per method. A method that takes `manager` runs inside the
+ * caller's unit of work (required: it never falls back to the pool); one that reads both inside and
+ * outside a unit has two names (`findById` / `findByIdIn`).
+ */
 @Injectable()
 export class TransactionsRepository {
   constructor(@InjectRepository(Transaction) private readonly repo: Repository<Transaction>) {}
 
-  private of(manager?: EntityManager): Repository<Transaction> {
-    return manager ? manager.getRepository(Transaction) : this.repo;
+  private of(manager: EntityManager): Repository<Transaction> {
+    return manager.getRepository(Transaction);
   }
 
-  /** One INSERT (no read-back SELECT), built by hand: the create's hot path. */
-  async insert(transaction: Transaction, manager?: EntityManager): Promise<void> {
-    transaction.id = await insertRow(this.of(manager).manager, Transaction, transaction);
+  /** Inside the caller's unit of work: one INSERT (no read-back SELECT), built by hand: the create's hot path. */
+  async insert(transaction: Transaction, manager: EntityManager): Promise<void> {
+    transaction.id = await insertRow(manager, Transaction, transaction);
   }
 
   /** By session id: one hand-built SELECT (the retrieve's hot path). */
-  findBySessionId(sessionId: string, manager?: EntityManager): Promise<Transaction | null> {
-    return selectOneBy(this.of(manager).manager, Transaction, 'session_id', sessionId);
+  findBySessionId(sessionId: string): Promise<Transaction | null> {
+    return selectOneBy(this.repo.manager, Transaction, 'session_id', sessionId);
   }
 
   findByQrCodeToken(token: string): Promise<Transaction | null> {
-    return this.of().findOne({ where: { qrCodeToken: token } });
+    return this.repo.findOne({ where: { qrCodeToken: token } });
   }
 
-  findById(id: string, manager?: EntityManager): Promise<Transaction | null> {
+  /** By row id, outside any unit of work. */
+  findById(id: string): Promise<Transaction | null> {
+    return this.repo.findOne({ where: { id } });
+  }
+
+  /** {@link findById} inside the caller's unit of work. */
+  findByIdIn(id: string, manager: EntityManager): Promise<Transaction | null> {
     return this.of(manager).findOne({ where: { id } });
   }
 
@@ -75,8 +85,8 @@ export class TransactionsRepository {
    * The transactions with this order_no, newest first. Compared exactly (contract §3): the rows a PAD
    * SPACE collation adds (`"A-1 "` finding `A-1`'s) are dropped here.
    */
-  async findByOrderNo(orderNo: string, manager?: EntityManager): Promise<Transaction[]> {
-    const rows = await this.of(manager).find({ where: { orderNo }, order: { id: 'DESC' } });
+  async findByOrderNo(orderNo: string): Promise<Transaction[]> {
+    const rows = await this.repo.find({ where: { orderNo }, order: { id: 'DESC' } });
     return rows.filter((tx) => tx.orderNo === orderNo);
   }
 
@@ -106,7 +116,7 @@ export class TransactionsRepository {
     version: number,
     states: readonly TransactionState[],
     changes: Partial<Transaction>,
-    manager?: EntityManager,
+    manager: EntityManager,
   ): Promise<boolean> {
     const result = await this.of(manager)
       .createQueryBuilder()
@@ -125,7 +135,7 @@ export class TransactionsRepository {
     id: string,
     states: readonly TransactionState[],
     now: Date,
-    manager?: EntityManager,
+    manager: EntityManager,
   ): Promise<boolean> {
     const result = await this.of(manager)
       .createQueryBuilder()
@@ -285,9 +295,19 @@ export class TransactionsRepository {
     return result.affected ?? 0;
   }
 
-  findByIds(ids: readonly string[], manager?: EntityManager): Promise<Transaction[]> {
+  /** By row ids, outside any unit of work. */
+  findByIds(ids: readonly string[]): Promise<Transaction[]> {
+    return this.byIds(this.repo, ids);
+  }
+
+  /** {@link findByIds} inside the caller's unit of work. */
+  findByIdsIn(ids: readonly string[], manager: EntityManager): Promise<Transaction[]> {
+    return this.byIds(this.of(manager), ids);
+  }
+
+  private byIds(repo: Repository<Transaction>, ids: readonly string[]): Promise<Transaction[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.of(manager).find({ where: { id: In([...ids]) }, order: { id: 'ASC' } });
+    return repo.find({ where: { id: In([...ids]) }, order: { id: 'ASC' } });
   }
 
   /**

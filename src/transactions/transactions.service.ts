@@ -229,13 +229,11 @@ export class TransactionsService {
     return this.transactions.usesGateway(pgCode);
   }
 
-  /** Hides a transaction (the `delete` operation, contract §16); see {@link TransactionsRepository.hide}. */
-  hide(
-    id: string,
-    states: readonly TransactionState[],
-    now: Date,
-    manager?: EntityManager,
-  ): Promise<boolean> {
+  /**
+   * Inside the caller's unit of work: hides a transaction (the `delete` operation, contract §16); see
+   * {@link TransactionsRepository.hide}.
+   */
+  hide(manager: EntityManager, id: string, states: readonly TransactionState[], now: Date): Promise<boolean> {
     return this.transactions.hide(id, states, now, manager);
   }
 

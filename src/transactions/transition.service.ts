@@ -44,20 +44,16 @@ export interface Change {
   event: EventName;
 }
 
-export type TransitionOutcome =
-  | { applied: true; transaction: Transaction; from: TransactionState; event: EventName }
-  /** Refused by the table or lost to a concurrent change: `transaction` is the row as it is now. */
-  | { applied: false; transaction: Transaction | null };
-
 /**
  * The one place that changes a transaction's state (contract §5). Each change is a conditional UPDATE
  * (`… WHERE id = ? AND state IN (allowed) [AND version = ?] [AND expires_at <= ?]`, row count
  * checked) plus its event, in one DB transaction: two concurrent attempts cannot both win, and a
  * change never overwrites a newer state.
  *
- * A caller whose change writes more than the row and its event opens the unit of work itself and
- * calls the two steps in it, with its own writes between them: {@link change} (the conditional
- * write), then {@link record} (the event). {@link apply} is both steps in a unit of their own.
+ * It never opens a unit of work: the caller (the method that starts the change: an operation, the
+ * checkout page's cancel, a settlement, the expiry job) opens it and passes its manager. A caller
+ * with writes of its own calls the two steps with its writes between them: {@link change} (the
+ * conditional write), then {@link record} (the event); {@link applyIn} is both steps and nothing else.
  */
 @Injectable()
 export class TransitionService {
@@ -69,24 +65,18 @@ export class TransitionService {
   ) {}
 
   /**
-   * Applies `input.trigger` to a transaction (a row just read, or a session id) and records its event
-   * (`details`: what the event carries beside the transaction), in one unit of work. Returns the
-   * updated row, or `applied: false` with the current row when the table refuses it or another
-   * change won.
+   * Both steps inside the caller's unit of work: applies `input.trigger` to `tx` (as the caller read
+   * it) and records its event (`details`: what the event carries beside the transaction). Null when
+   * the table refuses it or another change won; the caller then reads the row as it is now.
    */
-  async apply(
-    target: Transaction | string,
+  async applyIn(
+    manager: EntityManager,
+    tx: Transaction,
     input: TransitionInput & { details?: EventDetails },
-  ): Promise<TransitionOutcome> {
-    const tx = typeof target === 'string' ? await this.transactions.findBySessionId(target) : target;
-    if (!tx) return { applied: false, transaction: null };
-    const won = await this.uow.run(async (manager) => {
-      const change = await this.change(manager, tx, input);
-      if (change) await this.record(manager, change, input.details);
-      return change;
-    });
-    if (won) return { applied: true, transaction: won.transaction, from: won.from, event: won.event };
-    return { applied: false, transaction: await this.transactions.findById(tx.id) };
+  ): Promise<Change | null> {
+    const change = await this.change(manager, tx, input);
+    if (change) await this.record(manager, change, input.details);
+    return change;
   }
 
   /**
@@ -119,7 +109,7 @@ export class TransitionService {
       manager,
     );
     if (!won) return null;
-    const transaction = (await this.transactions.findById(tx.id, manager))!;
+    const transaction = (await this.transactions.findByIdIn(tx.id, manager))!;
     // `from` as this caller saw it: exact unless the row moved between its read and our write.
     return { transaction, from: tx.state, trigger: input.trigger, event: eventFor(input.trigger, to) };
   }
@@ -168,7 +158,7 @@ export class TransitionService {
       now,
       manager,
     );
-    return claimed ? this.transactions.findById(transactionId, manager) : null;
+    return claimed ? this.transactions.findByIdIn(transactionId, manager) : null;
   }
 
   /**
@@ -193,66 +183,58 @@ export class TransitionService {
   }
 
   /**
-   * Expires a payable transaction whose deadline has passed (contract §7): used by the expiry job and
-   * by pay attempts. Refused (no write) when it is not payable or not yet due.
+   * Inside the caller's unit of work: expires a payable transaction whose deadline has passed
+   * (contract §7): used by the expiry job and by pay attempts. Null (no write) when it is not
+   * payable or not yet due.
    */
-  expireIfDue(
-    target: Transaction | string,
+  expireIfDueIn(
+    manager: EntityManager,
+    tx: Transaction,
     now: Date = new Date(),
     details: EventDetails = {},
-  ): Promise<TransitionOutcome> {
-    return this.apply(target, { trigger: 'expire', dueBy: now, now, details });
+  ): Promise<Change | null> {
+    return this.applyIn(manager, tx, { trigger: 'expire', dueBy: now, now, details });
   }
 
   /**
-   * One batch of the expiry job (contract §7), set-based: in ONE DB transaction, claims up to `limit`
-   * payable transactions due at `now` (disjoint across replicas on MySQL), expires them with one
-   * conditional UPDATE, and records their `expired` events and deliveries in bulk. `claimed` is
-   * how many rows this call took (0: nothing left that is not held elsewhere).
+   * One batch of the expiry job (contract §7), set-based, inside the job's unit of work: claims up
+   * to `limit` payable transactions due at `now` (disjoint across replicas on MySQL), expires them
+   * with one conditional UPDATE, and records their `expired` events and deliveries in bulk.
+   * `claimed` is how many rows this call took (0: nothing left that is not held elsewhere).
    *
    * Exactly the rows the UPDATE changed get an event: on MySQL the claimed rows stay locked, so the
    * UPDATE changes every one of them; if the counts ever differ (a row changed between the pick
-   * and the UPDATE), the batch is rolled back and its rows expired one by one through `apply`.
+   * and the UPDATE), it throws {@link RacedBatch}, so that the caller's unit rolls back and the
+   * caller expires the rows one by one ({@link expireIfDueIn}).
    */
-  async expireDueBatch(now: Date, limit: number): Promise<{ claimed: number; expired: number }> {
+  async expireDueBatch(
+    manager: EntityManager,
+    now: Date,
+    limit: number,
+  ): Promise<{ claimed: number; expired: number }> {
     const rule = ruleFor('expire');
     if (rule.to === 'same') throw new Error('The expire rule must change the state');
     const to = rule.to;
     const event = eventFor('expire', to);
-    const work = async (manager: EntityManager) => {
-      // Deadlines are compared with `now` (the sweep's instant); the write is stamped when it happens.
-      const changes: Partial<Transaction> = { state: to, updatedAt: new Date() };
-      const ids = await this.transactions.claimDue(rule.from, now, limit, manager);
-      if (ids.length === 0) return { claimed: 0, expired: 0 };
-      const changed = await this.transactions.transitionManyIf(
-        ids,
-        { from: rule.from, dueBy: now },
-        changes,
-        manager,
-      );
-      if (changed !== ids.length) throw new RacedBatch(ids);
-      await this.events.recordMany(manager, await this.transactions.findByIds(ids, manager), event);
-      return { claimed: ids.length, expired: ids.length };
-    };
-    try {
-      // READ COMMITTED (every session): the claim takes no gap locks, so it never blocks new transactions.
-      const done = await this.uow.run(work);
-      if (done.expired > 0) this.metrics.transitions.inc({ trigger: 'expire', to }, done.expired);
-      return done;
-    } catch (error) {
-      if (!(error instanceof RacedBatch)) throw error;
-      let expired = 0;
-      for (const id of error.ids) {
-        const tx = await this.transactions.findById(id);
-        if (tx && (await this.expireIfDue(tx, now)).applied) expired++;
-      }
-      return { claimed: error.ids.length, expired };
-    }
+    // Deadlines are compared with `now` (the sweep's instant); the write is stamped when it happens.
+    const changes: Partial<Transaction> = { state: to, updatedAt: new Date() };
+    const ids = await this.transactions.claimDue(rule.from, now, limit, manager);
+    if (ids.length === 0) return { claimed: 0, expired: 0 };
+    const changed = await this.transactions.transitionManyIf(
+      ids,
+      { from: rule.from, dueBy: now },
+      changes,
+      manager,
+    );
+    if (changed !== ids.length) throw new RacedBatch(ids);
+    await this.events.recordMany(manager, await this.transactions.findByIdsIn(ids, manager), event);
+    this.uow.afterCommit(manager, () => this.metrics.transitions.inc({ trigger: 'expire', to }, ids.length));
+    return { claimed: ids.length, expired: ids.length };
   }
 }
 
 /** A batch whose conditional UPDATE did not change every claimed row (rolled back, retried per row). */
-class RacedBatch extends Error {
+export class RacedBatch extends Error {
   constructor(readonly ids: string[]) {
     super('A row of the expiry batch changed between its pick and its update');
   }

@@ -64,7 +64,13 @@ describe('gateway secrets that cannot be decrypted', () => {
       assert.ok(
         await first.app
           .get(TransactionsRepository)
-          .updateIfCurrent(row.id, row.version, [row.state], { state: 'paid', paidAmount: '5.120' }),
+          .updateIfCurrent(
+            row.id,
+            row.version,
+            [row.state],
+            { state: 'paid', paidAmount: '5.120' },
+            first.app.get(DataSource).manager,
+          ),
       );
     } finally {
       await first.close();

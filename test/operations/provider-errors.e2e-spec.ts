@@ -74,7 +74,13 @@ describe("operations: a provider's error in the answer, never its status", () =>
     assert.ok(
       await t.app
         .get(TransactionsRepository)
-        .updateIfCurrent(row.id, row.version, [row.state], { state: 'paid', paidAmount: '10.000' }),
+        .updateIfCurrent(
+          row.id,
+          row.version,
+          [row.state],
+          { state: 'paid', paidAmount: '10.000' },
+          t.app.get(DataSource).manager,
+        ),
     );
     return tx.session_id as string;
   }

@@ -74,7 +74,9 @@ describe('Stripe amount rule on capture and refund', () => {
       });
     const changes: Partial<Transaction> = state === 'paid' ? { state, paidAmount: amount } : { state };
     assert.ok(
-      await t.app.get(TransactionsRepository).updateIfCurrent(row.id, row.version, [row.state], changes),
+      await t.app
+        .get(TransactionsRepository)
+        .updateIfCurrent(row.id, row.version, [row.state], changes, t.app.get(DataSource).manager),
     );
     return tx.session_id as string;
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../src/database/db-values';
 import { ShortLinksService } from '../../src/short-links/short-links.service';
 import { pdfFile } from '../factories/attachment-files';
@@ -150,13 +151,14 @@ describe('short links', () => {
 
   it('the database keeps codes unique: a taken code is drawn again', async () => {
     const links = t.app.get(ShortLinksService);
-    const first = await links.create('http://example.test/one', undefined, () => 'Taken007');
+    const manager = t.app.get(DataSource).manager; // each insert commits on its own
+    const first = await links.create(manager, 'http://example.test/one', () => 'Taken007');
     assert.equal(first, `${t.url}/s/Taken007`);
     const draws = ['Taken007', 'Taken007', 'Fresh008'];
-    const second = await links.create('http://example.test/two', undefined, () => draws.shift()!);
+    const second = await links.create(manager, 'http://example.test/two', () => draws.shift()!);
     assert.equal(second, `${t.url}/s/Fresh008`);
     await assert.rejects(
-      () => links.create('http://example.test/three', undefined, () => 'Taken007'),
+      () => links.create(manager, 'http://example.test/three', () => 'Taken007'),
       (error: unknown) => isUniqueViolation(error),
     );
     await follow(first).expect(302).expect('Location', 'http://example.test/one');

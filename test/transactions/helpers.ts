@@ -52,7 +52,7 @@ export async function forceState(t: TestApp, sessionId: string, state: Transacti
   const tx = await t.app.get(DataSource).getRepository(Transaction).findOneByOrFail({ sessionId });
   const written = await t.app
     .get(TransactionsRepository, { strict: false })
-    .updateIfCurrent(tx.id, tx.version, [tx.state], { state });
+    .updateIfCurrent(tx.id, tx.version, [tx.state], { state }, t.app.get(DataSource).manager);
   assert.ok(written, 'state change was not written');
 }
 

@@ -7,10 +7,19 @@ import type { EventDetails } from '../../src/transactions/events/event-payload';
 import { TransactionEvents } from '../../src/transactions/events/transaction-events';
 import type { Transaction } from '../../src/transactions/transaction.entity';
 import { TransactionsService } from '../../src/transactions/transactions.service';
-import { TransitionService } from '../../src/transactions/transition.service';
+import {
+  type Change,
+  type TransitionInput,
+  TransitionService,
+} from '../../src/transactions/transition.service';
+import { UnitOfWork } from '../../src/database/unit-of-work';
 import { TransactionDriver } from '../factories/transaction-states';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
+
+/** What a change in a unit of its own came to: the row it left, or the row as it is now. */
+type Outcome =
+  { applied: true; transaction: Transaction } | { applied: false; transaction: Transaction | null };
 
 interface Recorded {
   sessionId: string;
@@ -63,9 +72,26 @@ describe('TransitionService: the one way a state changes', () => {
 
   const eventsOf = (id: string) => recorded.filter((r) => r.sessionId === id);
 
+  /** `step` on a transaction (a row, or a session id read first) in a unit of its own, as a caller runs it. */
+  async function inUnit(
+    target: Transaction | string,
+    step: (manager: EntityManager, tx: Transaction) => Promise<Change | null>,
+  ): Promise<Outcome> {
+    const rows = t.app.get(TransactionsService);
+    const tx = typeof target === 'string' ? await rows.getIncludingDeleted(target) : target;
+    const won = await t.app.get(UnitOfWork).run((manager) => step(manager, tx));
+    return won
+      ? { applied: true, transaction: won.transaction }
+      : { applied: false, transaction: await rows.findById(tx.id) };
+  }
+  const apply = (target: Transaction | string, input: TransitionInput & { details?: EventDetails }) =>
+    inUnit(target, (manager, tx) => transitions.applyIn(manager, tx, input));
+  const expireIfDue = (target: Transaction | string) =>
+    inUnit(target, (manager, tx) => transitions.expireIfDueIn(manager, tx));
+
   it('writes the new state, bumps the version and records the event inside the same DB transaction', async () => {
     const id = String((await d.create()).session_id);
-    const outcome = await transitions.apply(id, { trigger: 'cancel', details: { operation: 'cancel' } });
+    const outcome = await apply(id, { trigger: 'cancel', details: { operation: 'cancel' } });
     assert.equal(outcome.applied, true);
     assert.equal(outcome.transaction?.state, 'canceled');
     assert.equal(outcome.transaction?.version, 2);
@@ -78,7 +104,7 @@ describe('TransitionService: the one way a state changes', () => {
 
   it('emits failed for a gateway error', async () => {
     const id = String((await d.create()).session_id);
-    const outcome = await transitions.apply(id, {
+    const outcome = await apply(id, {
       trigger: 'attempt_error',
       details: { referenceNumber: 'R1' },
     });
@@ -94,7 +120,7 @@ describe('TransitionService: the one way a state changes', () => {
   it('refuses a change the table does not allow, writes nothing, and returns the row as it is', async () => {
     const id = await d.inState('paid');
     const before = eventsOf(id).length;
-    const outcome = await transitions.apply(id, { trigger: 'cancel' });
+    const outcome = await apply(id, { trigger: 'cancel' });
     assert.equal(outcome.applied, false);
     assert.equal(outcome.transaction?.state, 'paid');
     assert.equal(eventsOf(id).length, before);
@@ -103,8 +129,8 @@ describe('TransitionService: the one way a state changes', () => {
   it('never overwrites a newer state with a stale row', async () => {
     const id = String((await d.create()).session_id);
     const stale = await t.app.get(TransactionsService).get(id);
-    assert.equal((await transitions.apply(stale, { trigger: 'attempt_paid' })).applied, true);
-    const second = await transitions.apply(stale, { trigger: 'cancel' });
+    assert.equal((await apply(stale, { trigger: 'attempt_paid' })).applied, true);
+    const second = await apply(stale, { trigger: 'cancel' });
     assert.equal(second.applied, false);
     assert.equal(second.transaction?.state, 'paid');
   });
@@ -112,13 +138,13 @@ describe('TransitionService: the one way a state changes', () => {
   it('honours a version guard, so read-modify-write of amounts loses no update', async () => {
     const id = await d.inState('paid');
     const row = await t.app.get(TransactionsService).get(id);
-    const first = await transitions.apply(row, {
+    const first = await apply(row, {
       trigger: 'refund_partial',
       version: row.version,
       amounts: { refundedAmount: '1' },
     });
     assert.equal(first.applied, true);
-    const second = await transitions.apply(row, {
+    const second = await apply(row, {
       trigger: 'refund_partial',
       version: row.version,
       amounts: { refundedAmount: '1' },
@@ -137,7 +163,7 @@ describe('TransitionService: the one way a state changes', () => {
       'cancel',
       'attempt_paid',
     ] as const;
-    const outcomes = await Promise.all(triggers.map((trigger) => transitions.apply(id, { trigger })));
+    const outcomes = await Promise.all(triggers.map((trigger) => apply(id, { trigger })));
     const winners = outcomes.filter((o) => o.applied);
     assert.equal(winners.length, 1);
     const winner = winners[0];
@@ -153,16 +179,16 @@ describe('TransitionService: the one way a state changes', () => {
   it('expires only once the deadline has passed, releasing the order_no', async () => {
     const tx = await d.create({ expiration_time: '00:00:01', order_no: 'exp-1' });
     const id = String(tx.session_id);
-    const early = await transitions.expireIfDue(id);
+    const early = await expireIfDue(id);
     assert.equal(early.applied, false);
     assert.equal(early.transaction?.state, 'created');
     await sleep(1100);
-    const due = await transitions.expireIfDue(id);
+    const due = await expireIfDue(id);
     assert.equal(due.applied, true);
     assert.equal(due.transaction?.state, 'expired');
     assert.equal(due.transaction?.liveOrderNo, null);
     assert.equal(due.transaction?.orderNo, 'exp-1');
-    assert.equal((await transitions.expireIfDue(id)).applied, false);
+    assert.equal((await expireIfDue(id)).applied, false);
     await d.create({ order_no: 'exp-1' });
   });
 });

@@ -98,9 +98,9 @@ export class TransactionEvents {
     now: Date,
   ): Promise<EventEnvelope> {
     const [currency, gateway, settings, initiator] = await Promise.all([
-      this.currencies.lookup(tx.currencyCode, manager),
-      this.gateways.lookup(tx.pgCode, manager),
-      this.settings.getLoaded('settings', () => this.adminConfig.get(manager)),
+      this.currencies.lookupIn(manager, tx.currencyCode),
+      this.gateways.lookupIn(manager, tx.pgCode),
+      this.settings.getLoaded('settings', () => this.adminConfig.getIn(manager)),
       this.initiatorOf(tx, manager),
     ]);
     const eventId = randomUUID();
