@@ -1,3 +1,4 @@
+// test-legs: sqlite only — tooling of the repository: no database (docs/testing.md).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
