@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { stripeAmountRule } from './stripe-amount-rule';
+import { stripeAmountRule } from '../payments/providers/stripe/stripe-amount-rule';
 
 /**
  * The driver catalogue (contract §20 "Driver catalogue" and "Configuring a driver"): the drivers a

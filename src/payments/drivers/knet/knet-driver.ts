@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isSandbox } from '../../gateways/gateway.entity';
+import { isSandbox } from '../../../gateways/gateway.entity';
 import {
   type AttemptOutcome,
   callTimeoutMs,
@@ -20,7 +20,7 @@ import {
   type StartInput,
   type StartResult,
   UnverifiedNotification,
-} from '../adapters/gateway-adapter';
+} from '../../adapters/gateway-adapter';
 import {
   KnetAnswerError,
   KnetClient,
@@ -33,8 +33,8 @@ import {
   KnetTransportError,
   KnetUnverifiedError,
   resultOutcome,
-} from '../providers/knet/knet-client';
-import { ProviderDriver } from './provider-driver';
+} from '../../providers/knet/knet-client';
+import { ProviderDriver } from '../provider-driver';
 
 export const KNET_PG = 'knet';
 /** KNET takes only Kuwaiti dinars (K-064 §3.5.4 "Currency Code" 414). */

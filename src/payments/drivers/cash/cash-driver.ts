@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { isCash, type Gateway } from '../../gateways/gateway.entity';
+import { isCash, type Gateway } from '../../../gateways/gateway.entity';
 import type {
   AttemptOutcome,
   FollowUpInput,
   FollowUpOutcome,
   GatewayDriver,
   InquiryInput,
-} from './gateway-adapter';
+} from '../../adapters/gateway-adapter';
 
 /**
  * Cash gateways (contract §16, flow `offline`): no one to call. The customer pays the merchant, who

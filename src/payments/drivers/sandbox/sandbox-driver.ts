@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { isUniqueViolation } from '../../database/db-values';
-import { UnitOfWork } from '../../database/unit-of-work';
-import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
+import { isUniqueViolation } from '../../../database/db-values';
+import { UnitOfWork } from '../../../database/unit-of-work';
+import { isSandbox, type Gateway } from '../../../gateways/gateway.entity';
 
 /** The pg of the built-in test card form. */
 const SANDBOX_PG = 'sandbox';
@@ -15,7 +15,7 @@ import type {
   GatewayDriver,
   InquiryInput,
   PayInput,
-} from './gateway-adapter';
+} from '../../adapters/gateway-adapter';
 import { SandboxCharge } from './sandbox-charge.entity';
 import { SandboxOperation } from './sandbox-operation.entity';
 import { SandboxToken } from './sandbox-token.entity';

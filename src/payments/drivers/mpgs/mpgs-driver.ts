@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { parse as parseLosslessJson } from 'lossless-json';
-import { Money } from '../../common/money/money';
-import { CurrenciesService } from '../../currencies/currencies.service';
+import { Money } from '../../../common/money/money';
+import { CurrenciesService } from '../../../currencies/currencies.service';
 import {
   type AttemptOutcome,
   type ChargeAgreement,
@@ -25,18 +25,18 @@ import {
   type StartResult,
   ProviderCallFailed,
   UnverifiedNotification,
-} from '../adapters/gateway-adapter';
-import { MpgsClient, type MpgsCallLogger, type MpgsCallOptions } from '../providers/mpgs/mpgs-client';
-import { MpgsApiError, MpgsTransportError } from '../providers/mpgs/mpgs-errors';
-import type { MpgsSettingsInput } from '../providers/mpgs/mpgs-settings';
+} from '../../adapters/gateway-adapter';
+import { MpgsClient, type MpgsCallLogger, type MpgsCallOptions } from '../../providers/mpgs/mpgs-client';
+import { MpgsApiError, MpgsTransportError } from '../../providers/mpgs/mpgs-errors';
+import type { MpgsSettingsInput } from '../../providers/mpgs/mpgs-settings';
 import type {
   MpgsAgreement,
   MpgsCardDetails,
   MpgsOrder,
   MpgsToken,
   MpgsTransaction,
-} from '../providers/mpgs/mpgs-types';
-import { ProviderDriver } from './provider-driver';
+} from '../../providers/mpgs/mpgs-types';
+import { ProviderDriver } from '../provider-driver';
 
 export const MPGS_PG = 'mpgs';
 

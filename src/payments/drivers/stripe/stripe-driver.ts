@@ -25,8 +25,8 @@ import {
   type StartInput,
   type StartResult,
   UnverifiedNotification,
-} from '../adapters/gateway-adapter';
-import { UnchargeableAmount } from '../providers/stripe/stripe-amounts';
+} from '../../adapters/gateway-adapter';
+import { UnchargeableAmount } from '../../providers/stripe/stripe-amounts';
 import {
   amountOf,
   type CallOptions,
@@ -35,22 +35,22 @@ import {
   StripeClient,
   stripeCallFailed,
   WebhookSecretMissing,
-} from '../providers/stripe/stripe-client';
+} from '../../providers/stripe/stripe-client';
 import {
   brandName,
   customerIdOf,
   expandedPaymentMethod,
   readStripeCardToken,
   stripeCardToken,
-} from '../providers/stripe/stripe-cards';
+} from '../../providers/stripe/stripe-cards';
 import {
   BACKGROUND_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
   STRIPE_API_BASE_URL,
   type StripeSettings,
-} from '../providers/stripe/stripe-settings';
-import { ProviderDriver } from './provider-driver';
+} from '../../providers/stripe/stripe-settings';
+import { ProviderDriver } from '../provider-driver';
 
 export const STRIPE_PG = 'stripe';
 /** Where Stripe Checkout's hosted pages are. */
