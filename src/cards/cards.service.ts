@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { mayUseGateway, type Principal } from '../auth/principal';
 import { NotFound } from '../common/errors/domain-errors';
 import type { GatewayType } from '../gateways/gateway.entity';
-import { savedCardAsksCvc } from '../gateways/gateway-drivers';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { toCardDto } from './card.view';
 import { CardsRepository } from './cards.repository';
@@ -14,6 +14,7 @@ export class CardsService {
   constructor(
     private readonly cards: CardsRepository,
     private readonly gateways: GatewaysService,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   async list(
@@ -32,7 +33,9 @@ export class CardsService {
         ? cards
         : [await this.cards.lastUsedFor(agreementId, cards)].filter((card) => card !== null);
     return Promise.all(
-      shown.map(async (card) => toCardDto(card, savedCardAsksCvc(await this.gateways.lookup(card.pgCode)))),
+      shown.map(async (card) =>
+        toCardDto(card, this.drivers.savedCardAsksCvc(await this.gateways.lookup(card.pgCode))),
+      ),
     );
   }
 

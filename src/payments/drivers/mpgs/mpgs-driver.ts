@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { parse as parseLosslessJson } from 'lossless-json';
 import { Money } from '../../../common/money/money';
+import { CurrenciesModule } from '../../../currencies/currencies.module';
 import { CurrenciesService } from '../../../currencies/currencies.service';
 import {
   type AttemptOutcome,
@@ -37,8 +38,9 @@ import type {
   MpgsTransaction,
 } from '../../providers/mpgs/mpgs-types';
 import { ProviderDriver } from '../provider-driver';
+import { MPGS_CATALOGUE } from './mpgs.catalogue';
 
-export const MPGS_PG = 'mpgs';
+export const MPGS_PG = MPGS_CATALOGUE.pg;
 
 /**
  * MPGS: "A single session lasts usually about 15 minutes"
@@ -122,6 +124,10 @@ export class MpgsPaymentUndecided extends Error {
  */
 @Injectable()
 export class MpgsDriver extends ProviderDriver implements RedirectDriver {
+  static readonly catalogue = MPGS_CATALOGUE;
+  /** CurrenciesService: the digits of the currency, for MPGS amounts. */
+  static readonly imports = [CurrenciesModule];
+
   private readonly callLogger: MpgsCallLogger = {
     info: (fields, message) => this.logger.log(fields, message),
     warn: (fields, message) => this.logger.warn(fields, message),

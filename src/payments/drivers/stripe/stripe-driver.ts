@@ -51,8 +51,9 @@ import {
   type StripeSettings,
 } from '../../providers/stripe/stripe-settings';
 import { ProviderDriver } from '../provider-driver';
+import { STRIPE_CATALOGUE } from './stripe.catalogue';
 
-export const STRIPE_PG = 'stripe';
+export const STRIPE_PG = STRIPE_CATALOGUE.pg;
 /** Where Stripe Checkout's hosted pages are. */
 const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 
@@ -105,6 +106,8 @@ const CANCELABLE = new Set(['requires_payment_method', 'requires_confirmation', 
  */
 @Injectable()
 export class StripeDriver extends ProviderDriver implements RedirectDriver {
+  static readonly catalogue = STRIPE_CATALOGUE;
+
   constructor() {
     super(STRIPE_PG, 'StripeDriver');
   }
