@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { AppConfig } from './config/app-config';
 import { createLogger, PinoNestLogger } from './common/logging/logger';
+import type { RegisteredDriver } from './payments/drivers/drivers.module';
 
 export interface CreatedApp {
   app: NestExpressApplication;
@@ -22,12 +23,18 @@ export type ProviderOverride =
 export interface CreateAppOptions {
   /** Tests only: providers to replace (built through @nestjs/testing, a dev dependency). */
   overrides?: ProviderOverride[];
+  /**
+   * Gateway drivers registered after the built-in ones (src/payments/drivers/registered-drivers.ts):
+   * each is in the drivers endpoint, settings validation, the console and the pay path, as if listed
+   * there (test/payments/one-place-driver/ adds one so).
+   */
+  drivers?: readonly RegisteredDriver[];
 }
 
 /** Builds the configured (not yet listening) application: the same path for main.ts and tests. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CreatedApp> {
   const logger = createLogger(config.logLevel);
-  const root = AppModule.forRoot(config);
+  const root = AppModule.forRoot(config, options.drivers);
   const appOptions: NestApplicationOptions = {
     bodyParser: false,
     logger: new PinoNestLogger(logger),

@@ -22,12 +22,15 @@ import { MetricsModule } from './metrics/metrics.module';
 import { MetricsEndpointModule } from './metrics-endpoint/metrics-endpoint.module';
 import { OperationsModule } from './operations/operations.module';
 import { PaymentMethodsModule } from './payment-methods/payment-methods.module';
+import { DriversModule, type RegisteredDriver } from './payments/drivers/drivers.module';
+import { registeredDrivers } from './payments/drivers/registered-drivers';
 import { PaymentsModule } from './payments/payments.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `extraDrivers`: gateway drivers registered after the built-in ones (registered-drivers.ts). */
+  static forRoot(config: AppConfig, extraDrivers: readonly RegisteredDriver[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -39,6 +42,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         AuthModule,
         CurrenciesModule,
+        DriversModule.forRoot(registeredDrivers(extraDrivers)),
         GatewaysModule,
         AdminConfigModule,
         TransactionsModule,

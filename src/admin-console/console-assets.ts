@@ -1,7 +1,11 @@
-import { DRIVER_FIELDSET_CSS } from './gateway-settings-form';
+import type { GatewayDriver } from '../gateways/gateway-drivers';
+import { driverFieldsetCss } from './gateway-settings-form';
 
-/** The console's one stylesheet: calm, no framework, logical properties so RTL needs nothing extra. */
-export const CONSOLE_STYLESHEET = `:root {
+/**
+ * The console's one stylesheet: calm, no framework, logical properties so RTL needs nothing extra.
+ * It ends with the rules that show the gateway form's fieldset of the picked driver, one per driver.
+ */
+export const consoleStylesheet = (drivers: readonly GatewayDriver[]): string => `:root {
   color-scheme: light;
   --ink: #1c2430; --muted: #5b6573; --line: #d7dce3; --accent: #0b5cad; --accent-ink: #fff;
   --ok-bg: #eef7ef; --ok-ink: #1e5b27; --err-bg: #fdeceb; --err-ink: #b3261e;
@@ -53,5 +57,5 @@ td.num { font-variant-numeric: tabular-nums; unicode-bidi: plaintext; }
 .history { padding-inline-start: 1.25rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid #f0a400; outline-offset: 2px; }
-${DRIVER_FIELDSET_CSS}
+${driverFieldsetCss(drivers)}
 `;

@@ -1,6 +1,6 @@
 import { html, raw, type SafeHtml } from '../common/html/html';
 import type { FieldErrorTree } from '../common/errors/domain-errors';
-import { GATEWAY_DRIVERS, type GatewayDriver } from '../gateways/gateway-drivers';
+import type { GatewayDriver } from '../gateways/gateway-drivers';
 import type { SettingsView } from '../gateways/gateway-settings';
 import type { FormValues } from './console-forms';
 import { textField } from './console-templates';
@@ -14,14 +14,15 @@ import { textField } from './console-templates';
 /** The form field of a driver's setting: `setting-<pg>-<name>`. */
 export const settingField = (pg: string, name: string): string => `setting-${pg}-${name}`;
 
-/** The stylesheet rules that show the fieldset of the picked driver only. */
-export const DRIVER_FIELDSET_CSS = [
-  'fieldset[data-driver] { display: none; border: 1px solid var(--line); border-radius: 8px; margin: 0 0 0.75rem; }',
-  ...GATEWAY_DRIVERS.map(
-    (d) =>
-      `form:has(select[name="pg"] option[value="${d.pg}"]:checked) fieldset[data-driver="${d.pg}"] { display: block; }`,
-  ),
-].join('\n');
+/** The stylesheet rules that show the fieldset of the picked driver only (one rule per driver). */
+export const driverFieldsetCss = (drivers: readonly GatewayDriver[]): string =>
+  [
+    'fieldset[data-driver] { display: none; border: 1px solid var(--line); border-radius: 8px; margin: 0 0 0.75rem; }',
+    ...drivers.map(
+      (d) =>
+        `form:has(select[name="pg"] option[value="${d.pg}"]:checked) fieldset[data-driver="${d.pg}"] { display: block; }`,
+    ),
+  ].join('\n');
 
 /** The form values of a stored gateway's settings (its own driver's fieldset; secrets stay empty). */
 export function settingsFormValues(pg: string, view: SettingsView): FormValues {
@@ -31,10 +32,10 @@ export function settingsFormValues(pg: string, view: SettingsView): FormValues {
 }
 
 /** The non-secret setting values as typed, to show the form again after a refusal. */
-export function typedSettingsValues(body: unknown): FormValues {
+export function typedSettingsValues(drivers: readonly GatewayDriver[], body: unknown): FormValues {
   const sent = (body ?? {}) as Record<string, unknown>;
   const values: FormValues = {};
-  for (const driver of GATEWAY_DRIVERS) {
+  for (const driver of drivers) {
     for (const setting of driver.settings) {
       const field = settingField(driver.pg, setting.name);
       if (!setting.secret && typeof sent[field] === 'string') values[field] = sent[field];
@@ -68,6 +69,7 @@ export function settingsFromForm(
 
 /** The fieldsets of every driver, errors of `settings.<key>` beside the picked driver's fields. */
 export function driverFieldsets(
+  drivers: readonly GatewayDriver[],
   values: FormValues,
   errors: FieldErrorTree | undefined,
   stored: { pg: string; view: SettingsView } | null,
@@ -75,7 +77,7 @@ export function driverFieldsets(
 ): SafeHtml {
   const picked = typeof values.pg === 'string' ? values.pg : '';
   const settingErrors = errors?.settings && !Array.isArray(errors.settings) ? errors.settings : {};
-  return html`${GATEWAY_DRIVERS.map((driver) => {
+  return html`${drivers.map((driver) => {
     const fieldErrors =
       driver.pg === picked
         ? Object.fromEntries(

@@ -7,7 +7,7 @@ import { AdminService } from '../admin/admin.service';
 import { CreateGatewayDto, UpdateGatewayDto, type GatewayDto } from '../admin/dto/gateway.dto';
 import { StateConflict } from '../common/errors/domain-errors';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../gateways/gateway.entity';
-import { GatewayDrivers, GATEWAY_DRIVERS } from '../gateways/gateway-drivers';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import {
   conflictState,
@@ -27,9 +27,10 @@ import {
 } from './gateway-settings-form';
 import { listState, sendResourcePage, type ExtraFields } from './resource-pages';
 
-const EDIT_FIELDS: FormFieldSpec[] = [
+/** The fields of a gateway an edit may change; `pgs`: the catalogue's drivers, the choices of `pg`. */
+const editFields = (pgs: readonly string[]): FormFieldSpec[] => [
   { name: 'name', kind: 'text', required: true },
-  { name: 'pg', kind: 'select', options: GATEWAY_DRIVERS.map((d) => d.pg), required: true },
+  { name: 'pg', kind: 'select', options: pgs, required: true },
   { name: 'type', kind: 'select', options: GATEWAY_TYPES, required: true },
   { name: 'operation', kind: 'select', options: GATEWAY_OPERATIONS },
   { name: 'currencies', kind: 'list' },
@@ -42,9 +43,13 @@ const EDIT_FIELDS: FormFieldSpec[] = [
   { name: 'tokenizable', kind: 'checkbox' },
   { name: 'is_active', kind: 'checkbox' },
 ];
-const FIELDS: FormFieldSpec[] = [{ name: 'code', kind: 'text', required: true }, ...EDIT_FIELDS];
+/** The fields of a new gateway: its code, then what an edit may change. */
+const withCode = (fields: FormFieldSpec[]): FormFieldSpec[] => [
+  { name: 'code', kind: 'text', required: true },
+  ...fields,
+];
 const NEW_GATEWAY: FormValues = {
-  ...Object.fromEntries(FIELDS.map((f) => [f.name, f.kind === 'checkbox' ? false : ''])),
+  ...Object.fromEntries(withCode(editFields([])).map((f) => [f.name, f.kind === 'checkbox' ? false : ''])),
   pg: 'sandbox',
   type: 'sandbox',
   is_active: true,
@@ -58,12 +63,18 @@ const NEW_GATEWAY: FormValues = {
 @SignedInPages()
 @Controller('admin/gateways')
 export class GatewaysPageController {
+  private readonly editFields: FormFieldSpec[];
+  private readonly fields: FormFieldSpec[];
+
   constructor(
     private readonly pages: ConsoleResponder,
     private readonly gateways: GatewaysService,
     private readonly admin: AdminService,
     private readonly drivers: GatewayDrivers,
-  ) {}
+  ) {
+    this.editFields = editFields(drivers.names());
+    this.fields = withCode(this.editFields);
+  }
 
   @Get()
   async list(@ConsolePage() request: ConsoleRequest, @Res() res: Response): Promise<void> {
@@ -73,13 +84,13 @@ export class GatewaysPageController {
 
   @Post()
   async create(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
-    const failed = await submitForm(request.body, FIELDS, CreateGatewayDto, (body) =>
+    const failed = await submitForm(request.body, this.fields, CreateGatewayDto, (body) =>
       this.admin.createGateway(
         toNewGateway(body),
         settingsFromForm(this.drivers.find(body.pg), request.body, null),
       ),
     );
-    if (failed) return this.renderList(res, request, withTypedSettings(failed, request.body));
+    if (failed) return this.renderList(res, request, this.withTypedSettings(failed, request.body));
     this.pages.redirect(res, '/admin/gateways');
   }
 
@@ -88,20 +99,23 @@ export class GatewaysPageController {
     const gateway = await this.find(request.params.code);
     this.renderEdit(res, request, gateway, {
       status: 200,
-      values: { ...toFormValues(EDIT_FIELDS, { ...gateway }), ...settingsFormValues(gateway.pg, gateway) },
+      values: {
+        ...toFormValues(this.editFields, { ...gateway }),
+        ...settingsFormValues(gateway.pg, gateway),
+      },
     });
   }
 
   @Post(':code')
   async update(@ConsoleForm() request: ConsoleRequest, @Res() res: Response): Promise<void> {
     const gateway = await this.find(request.params.code);
-    const failed = await submitForm(request.body, EDIT_FIELDS, UpdateGatewayDto, (body) => {
+    const failed = await submitForm(request.body, this.editFields, UpdateGatewayDto, (body) => {
       const pg = body.pg ?? gateway.pg;
       const stored = pg === gateway.pg ? gateway : null;
       const settings = settingsFromForm(this.drivers.find(pg), request.body, stored);
       return this.admin.updateGateway(gateway.code, toGatewayChanges(body), undefined, settings);
     });
-    if (failed) return this.renderEdit(res, request, gateway, withTypedSettings(failed, request.body));
+    if (failed) return this.renderEdit(res, request, gateway, this.withTypedSettings(failed, request.body));
     this.pages.redirect(res, '/admin/gateways');
   }
 
@@ -138,7 +152,7 @@ export class GatewaysPageController {
       ],
       rowName: (g) => g.code,
       editHref: (g) => `/admin/gateways/${encodeURIComponent(g.code)}`,
-      specs: FIELDS,
+      specs: this.fields,
       extra: this.settingsFields(request, null),
     });
   }
@@ -147,7 +161,7 @@ export class GatewaysPageController {
     sendResourcePage(this.pages, res, request, state, {
       title: `${request.t.nav.gateways}: ${gateway.code}`,
       path: `/admin/gateways/${encodeURIComponent(gateway.code)}`,
-      specs: this.drivers.find(gateway.pg) ? EDIT_FIELDS : withStoredPg(gateway.pg),
+      specs: this.drivers.find(gateway.pg) ? this.editFields : this.withStoredPg(gateway.pg),
       extra: this.settingsFields(request, gateway),
     });
   }
@@ -157,18 +171,18 @@ export class GatewaysPageController {
     const strings = { settingsOf: t.driverSettings, secretSet: t.secretSet, secretUnset: t.secretUnset };
     const stored = gateway ? { pg: gateway.pg, view: gateway } : null;
     return {
-      html: (state) => driverFieldsets(state.values, state.errors, stored, strings),
+      html: (state) => driverFieldsets(this.drivers.list(), state.values, state.errors, stored, strings),
       errorKeys: ['settings'],
     };
   }
+
+  /** The edit fields of a gateway whose stored pg names no driver: that pg stays a choice (unchanged). */
+  private withStoredPg(pg: string): FormFieldSpec[] {
+    return this.editFields.map((f) => (f.name === 'pg' ? { ...f, options: [pg, ...(f.options ?? [])] } : f));
+  }
+
+  /** A refused form shown again with the plain settings as typed (secrets are never shown again). */
+  private withTypedSettings(state: FormState, body: unknown): FormState {
+    return { ...state, values: { ...state.values, ...typedSettingsValues(this.drivers.list(), body) } };
+  }
 }
-
-/** The edit fields of a gateway whose stored pg names no driver: that pg stays a choice (unchanged). */
-const withStoredPg = (pg: string): FormFieldSpec[] =>
-  EDIT_FIELDS.map((f) => (f.name === 'pg' ? { ...f, options: [pg, ...(f.options ?? [])] } : f));
-
-/** A refused form shown again with the plain settings as typed (secrets are never shown again). */
-const withTypedSettings = (state: FormState, body: unknown): FormState => ({
-  ...state,
-  values: { ...state.values, ...typedSettingsValues(body) },
-});

@@ -5,7 +5,8 @@ import type { Request, Response } from 'express';
 import { sourceOf } from '../auth/auth-throttle.service';
 import { readCookie } from '../checkout/csrf';
 import { AdminSessionsService } from './admin-sessions.service';
-import { CONSOLE_STYLESHEET } from './console-assets';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
+import { consoleStylesheet } from './console-assets';
 import { consoleStrings } from './console-i18n';
 import { signInBody } from './console-pages';
 import { CONSOLE_HOME, ConsoleResponder, SESSION_COOKIE } from './console-responder';
@@ -16,15 +17,20 @@ import { formText } from './form-validation';
 @ApiExcludeController()
 @Controller('admin')
 export class SignInController {
+  private readonly stylesheetText: string;
+
   constructor(
     private readonly sessions: AdminSessionsService,
     private readonly pages: ConsoleResponder,
-  ) {}
+    drivers: GatewayDrivers,
+  ) {
+    this.stylesheetText = consoleStylesheet(drivers.list());
+  }
 
   @Get('static/console.css')
   stylesheet(@Res() res: Response): void {
     res.setHeader('Cache-Control', 'public, max-age=3600');
-    res.type('text/css').send(CONSOLE_STYLESHEET);
+    res.type('text/css').send(this.stylesheetText);
   }
 
   @Get()

@@ -4,7 +4,7 @@ import type { CardDto } from './dto/card.dto';
 
 /**
  * The card object of contract §15 (API answers and the `token` of a payment's webhook).
- * `cvvRequired`: whether its gateway's payment page asks the CVC (`savedCardAsksCvc`).
+ * `cvvRequired`: whether its gateway's payment page asks the CVC (`GatewayDrivers.savedCardAsksCvc`).
  */
 export function toCardDto(card: Card, cvvRequired: boolean, now: Date = new Date()): CardDto {
   return {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { mayUseGateway, type Principal } from '../auth/principal';
 import { NotFound } from '../common/errors/domain-errors';
 import type { GatewayType } from '../gateways/gateway.entity';
-import { savedCardAsksCvc } from '../gateways/gateway-drivers';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { toCardDto } from './card.view';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -16,6 +16,7 @@ export class CardsService {
     private readonly cards: CardsRepository,
     private readonly gateways: GatewaysService,
     private readonly uow: UnitOfWork,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   async list(
@@ -34,7 +35,9 @@ export class CardsService {
         ? cards
         : [await this.cards.lastUsedFor(agreementId, cards)].filter((card) => card !== null);
     return Promise.all(
-      shown.map(async (card) => toCardDto(card, savedCardAsksCvc(await this.gateways.lookup(card.pgCode)))),
+      shown.map(async (card) =>
+        toCardDto(card, this.drivers.savedCardAsksCvc(await this.gateways.lookup(card.pgCode))),
+      ),
     );
   }
 

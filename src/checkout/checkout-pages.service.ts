@@ -1,5 +1,5 @@
 import { type Gateway, isSandbox } from '../gateways/gateway.entity';
-import { savedCardAsksCvc } from '../gateways/gateway-drivers';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { Injectable } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
 import type { Card } from '../cards/card.entity';
@@ -61,6 +61,7 @@ export class CheckoutPagesService {
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
     private readonly redirects: RedirectPayments,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   get secureCookies(): boolean {
@@ -288,7 +289,7 @@ export class CheckoutPagesService {
   /** The page's saved cards as it lists them: a page reference (never the token) and a label. */
   private async savedCardOptions(tx: Transaction, gateway: Gateway): Promise<SavedCardOption[]> {
     return (await this.pageCards(tx, gateway)).map((card) => {
-      const view = toCardDto(card, savedCardAsksCvc(gateway));
+      const view = toCardDto(card, this.drivers.savedCardAsksCvc(gateway));
       return {
         reference: pageReferenceOf(card, tx.sessionId),
         label: `${view.brand} ${view.number} · ${view.expiry_month}/${view.expiry_year}`,

@@ -4,8 +4,8 @@ import { DateUtils } from 'typeorm/util/DateUtils';
 type Db = DataSource | EntityManager | QueryRunner;
 
 /**
- * Where SQL really differs between MySQL/MariaDB and the embedded SQLite, in one place
- * (issue #11): everything else is dialect-neutral TypeORM. Get one with {@link Dialect.of} from
+ * Where SQL really differs between MySQL/MariaDB and the embedded SQLite, in one place:
+ * everything else is dialect-neutral TypeORM. Get one with {@link Dialect.of} from
  * whatever the caller holds, or inject it (DatabaseModule provides the data source's).
  */
 export class Dialect {

@@ -587,7 +587,8 @@ export class FailoverPool {
     };
     // TypeORM's query runner asks for `connection.promise()` on every statement, and mysql2 answers
     // each call with a `require()` and a new wrapper (an EventEmitter with two listeners): ≈ 4 µs
-    // per statement (issue 25). The wrapper holds nothing per call, so one per connection serves all.
+    // per statement (docs/performance.md). The wrapper holds nothing per call, so one per connection
+    // serves all.
     type PromiseOf = (promiseImpl?: PromiseConstructor) => unknown;
     const promise = (connection.promise as PromiseOf).bind(connection);
     let wrapper: unknown;

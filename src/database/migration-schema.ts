@@ -9,7 +9,7 @@ import {
 import { Dialect } from './dialect';
 
 /**
- * The migrations' vocabulary (issue #11: the schema written once for both dialects). Each helper
+ * The migrations' vocabulary (the schema written once for both dialects). Each helper
  * is one kind of column as the entities declare it (`src/database/columns.ts`), spelled for the
  * dialect the migration runs on:
  *

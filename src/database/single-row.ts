@@ -5,12 +5,12 @@ import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata';
 import { insertedId } from './db-values';
 
 /**
- * Hand-built single-row statements for the hottest paths (issue #13): the same SQL and the same
+ * Hand-built single-row statements for the hottest paths (docs/performance.md): the same SQL and the same
  * value conversions TypeORM uses (the driver's `preparePersistentValue` / `prepareHydratedValue`:
  * JSON text, UTC datetimes on SQLite, booleans, transformers), without the query builder, whose
  * per-statement work was a quarter of a create's CPU. Everything else keeps using TypeORM.
  *
- * On MySQL/MariaDB the statements also skip TypeORM's query runner (issue #25): they run on the
+ * On MySQL/MariaDB the statements also skip TypeORM's query runner (docs/performance.md): they run on the
  * mysql2 connection the failover pool handed out — the unit of work's, or one taken from the pool
  * for the statement and given back — through the pool's own `query` wrapper, so the statement
  * time limit, the health and failover handling and the one-connection-per-unit rule

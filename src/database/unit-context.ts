@@ -11,10 +11,10 @@ export interface UnitState {
 
 /**
  * Which unit a statement belongs to. On MySQL each unit runs on a query runner of its own (its own
- * connection), and the code inside it passes that runner's manager down (issue 23), so the manager
+ * connection), and the code inside it passes that runner's manager down (the straight-line write path), so the manager
  * names the unit: no AsyncLocalStorage. Node 20 runs AsyncLocalStorage's promise hooks for EVERY
- * promise of the process once one store is in use — a fifth of a create's CPU (issue 25,
- * docs/performance.md) — so production MySQL never turns it on.
+ * promise of the process once one store is in use — a fifth of a create's CPU
+ * (docs/performance.md, "Against the floor") — so production MySQL never turns it on.
  *
  * The embedded SQLite database has one connection and TypeORM ONE query runner for everything, so
  * there only the async context can tell a statement of the open unit from another request's

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, FieldErrors } from '../common/errors/domain-errors';
-import { GatewayDrivers, KNET_HOSTS, type GatewayDriver, type SettingValue } from './gateway-drivers';
-import { isSandbox, type Gateway } from './gateway.entity';
+import { GatewayDrivers, type GatewayDriver, type SettingValue } from './gateway-drivers';
+import type { Gateway } from './gateway.entity';
 import { SecretsCipher } from './secrets-cipher';
 import { changeSettings } from './settings-validation';
 
@@ -72,8 +72,8 @@ export class GatewaySettings {
 
   /**
    * Every setting of the gateway's driver that has a value: the stored ones (secrets decrypted),
-   * then the driver's defaults (KNET's hosts: test ones on a sandbox gateway). A gateway whose pg
-   * names no driver gets its plain settings as stored.
+   * then the driver's defaults and those that depend on the gateway (KNET's hosts: test ones on a
+   * sandbox gateway). A gateway whose pg names no driver gets its plain settings as stored.
    */
   of(gateway: Gateway): Record<string, SettingValue> {
     const values: Record<string, SettingValue> = { ...(gateway.settings ?? {}) };
@@ -90,10 +90,8 @@ export class GatewaySettings {
       if (values[setting.name] === undefined && setting.default !== null)
         values[setting.name] = setting.default;
     }
-    if (driver.pg === 'knet') {
-      const hosts = isSandbox(gateway) ? KNET_HOSTS.test : KNET_HOSTS.production;
-      values.payment_url ??= hosts.payment_url;
-      values.inquiry_url ??= hosts.inquiry_url;
+    for (const [name, value] of Object.entries(driver.gatewayDefaults?.(gateway) ?? {})) {
+      values[name] ??= value;
     }
     return values;
   }

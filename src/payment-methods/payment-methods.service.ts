@@ -5,7 +5,7 @@ import { CardsRepository } from '../cards/cards.repository';
 import { Money } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import type { Gateway } from '../gateways/gateway.entity';
-import { savedCardAsksCvc } from '../gateways/gateway-drivers';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { gatewaySummary } from '../gateways/gateway-summary';
 import type { PaymentMethodsRequestDto } from './dto/payment-methods-request.dto';
@@ -21,6 +21,7 @@ export class PaymentMethodsService {
     private readonly gateways: GatewaysService,
     private readonly cards: CardsRepository,
     private readonly config: AppConfig,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   async find(principal: Principal, filters: PaymentMethodsRequestDto): Promise<PaymentMethodsDto> {
@@ -36,7 +37,10 @@ export class PaymentMethodsService {
     return {
       payment_methods: found.map((gateway) => this.toMethod(gateway)),
       customer_payment_methods: cards.map((card) =>
-        toCardDto(card, savedCardAsksCvc(found.find((gateway) => gateway.code === card.pgCode) ?? null)),
+        toCardDto(
+          card,
+          this.drivers.savedCardAsksCvc(found.find((gateway) => gateway.code === card.pgCode) ?? null),
+        ),
       ),
     };
   }

@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
 import type { EventDetails } from '../transactions/events/event-payload';
 import type { GatewayOperation } from '../gateways/gateway.entity';
-import { savedCardAsksCvc } from '../gateways/gateway-drivers';
+import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { Trigger } from '../transactions/state-machine';
 import type { Transaction } from '../transactions/transaction.entity';
@@ -133,6 +133,7 @@ export class AttemptSettlement {
     private readonly uow: UnitOfWork,
     private readonly questions: ProviderQuestions,
     private readonly metrics: Metrics,
+    private readonly drivers: GatewayDrivers,
   ) {}
 
   /**
@@ -177,7 +178,9 @@ export class AttemptSettlement {
         if (!change) throw new NotApplied();
         // Saved before the event, which carries it (the webhook's `token`).
         const card = await this.cardOf(attempt, answer, change.transaction, manager);
-        const asksCvc = card ? savedCardAsksCvc(await this.gateways.lookupIn(manager, card.pgCode)) : false;
+        const asksCvc = card
+          ? this.drivers.savedCardAsksCvc(await this.gateways.lookupIn(manager, card.pgCode))
+          : false;
         await this.transitions.record(
           manager,
           change,

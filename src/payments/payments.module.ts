@@ -5,8 +5,6 @@ import { CurrenciesModule } from '../currencies/currencies.module';
 import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { SandboxOperation } from './adapters/sandbox-operation.entity';
-import { SandboxToken } from './adapters/sandbox-token.entity';
 import { AutoDebitController } from './auto-debit.controller';
 import { AutoDebitService } from './auto-debit.service';
 import { InquiryController } from './inquiry.controller';
@@ -14,11 +12,7 @@ import { CashPaymentController } from './cash-payment.controller';
 import { CashPaymentService } from './cash-payment.service';
 import { InquiryService } from './inquiry.service';
 import { TransactionsModule } from '../transactions/transactions.module';
-import { GATEWAY_ADAPTERS, type GatewayAdapter } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
-import { SandboxCharge } from './adapters/sandbox-charge.entity';
-import { SandboxGatewayAdapter } from './adapters/sandbox-gateway.adapter';
-import { CashGatewayAdapter } from './adapters/cash-gateway.adapter';
 import { AttemptSettlement } from './attempt-settlement';
 import { PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
@@ -26,9 +20,6 @@ import { PaymentsService } from './payments.service';
 import { ReconcilerJob } from './reconciler.job';
 import { TestHelpersController } from './test-helpers.controller';
 import { DRIVER_SETTINGS, StoredDriverSettings } from './driver-settings';
-import { MpgsDriver } from './drivers/mpgs-driver';
-import { KnetDriver } from './drivers/knet-driver';
-import { StripeDriver } from './drivers/stripe-driver';
 import { GatewayNotifyController } from './gateway-notify.controller';
 import { RedirectPayments } from './redirect-payments.service';
 import { ProviderQuestions } from './provider-questions';
@@ -39,18 +30,13 @@ import { ProviderOperation } from './provider-operation.entity';
 import { ProviderOperationsRepository } from './provider-operations.repository';
 
 /**
- * Payment attempts and the gateway drivers (contract §9, §20). A driver is one more provider added
- * to the GATEWAY_ADAPTERS list below; its settings come from DRIVER_SETTINGS.
+ * Payment attempts through the gateway drivers (contract §9, §20). The drivers themselves, and the
+ * GATEWAY_ADAPTERS list `GatewayAdapters` picks from, come from `DriversModule` (one line per driver
+ * in drivers/registered-drivers.ts); their settings come from DRIVER_SETTINGS.
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([
-      PaymentAttempt,
-      SandboxCharge,
-      SandboxToken,
-      SandboxOperation,
-      ProviderOperation,
-    ]),
+    TypeOrmModule.forFeature([PaymentAttempt, ProviderOperation]),
     TransactionsModule,
     GatewaysModule,
     CardsModule,
@@ -67,17 +53,6 @@ import { ProviderOperationsRepository } from './provider-operations.repository';
     ReconciliationController,
   ],
   providers: [
-    SandboxGatewayAdapter,
-    CashGatewayAdapter,
-    StripeDriver,
-    MpgsDriver,
-    KnetDriver,
-    {
-      // The first driver that serves a gateway is its driver: by `pg` first, the sandbox last.
-      provide: GATEWAY_ADAPTERS,
-      useFactory: (...adapters: GatewayAdapter[]): GatewayAdapter[] => adapters,
-      inject: [StripeDriver, MpgsDriver, KnetDriver, CashGatewayAdapter, SandboxGatewayAdapter],
-    },
     // Each gateway's driver settings (src/gateways/ stores them; tests may override the token).
     { provide: DRIVER_SETTINGS, useClass: StoredDriverSettings },
     RedirectPayments,

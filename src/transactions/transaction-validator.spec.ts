@@ -8,7 +8,7 @@ import { AppConfig, loadConfig } from '../config/app-config';
 import { CurrenciesService } from '../currencies/currencies.service';
 import type { Currency } from '../currencies/currency.entity';
 import type { Gateway } from '../gateways/gateway.entity';
-import { GatewayDrivers } from '../gateways/gateway-drivers';
+import { DRIVER_CATALOGUE, GatewayDrivers, type DriverCatalogueEntry } from '../gateways/gateway-drivers';
 import { GatewaysService } from '../gateways/gateways.service';
 import { TransactionValidator, type ValidationContext } from './transaction-validator';
 import { TransactionsRepository } from './transactions.repository';
@@ -33,6 +33,24 @@ const GATEWAYS: Record<string, Gateway> = {
   retired: gateway({ code: 'retired', isActive: false }),
   phone: gateway({ code: 'phone', requireCustomerPhone: true }),
   stripe: gateway({ code: 'stripe', pg: 'stripe' }),
+};
+/**
+ * The catalogue's entry of a provider with an amount rule, as the `stripe` driver's entry has one
+ * (its rule itself is tested with the Stripe driver: stripe-amounts.spec.ts and
+ * test/operations/stripe-amount-rule.e2e-spec.ts); the validator asks it through GatewayDrivers.
+ */
+const STRIPE_LIKE: DriverCatalogueEntry = {
+  pg: 'stripe',
+  name: 'Stripe',
+  flow: 'redirect',
+  settings: [],
+  operations: [],
+  tokenizable: false,
+  currencies: null,
+  amountProblem: (amount, currency) =>
+    currency === 'KWD' && Math.round(Number(amount) * 1000) % 10 !== 0
+      ? 'Stripe charges KWD in multiples of 0.010: the last of the three decimals must be 0.'
+      : null,
 };
 /** order_no → the id of the live transaction holding it. */
 const LIVE_ORDER_NOS = new Map([['ORD-LIVE', '7']]);
@@ -71,6 +89,7 @@ describe('TransactionValidator', () => {
       providers: [
         TransactionValidator,
         GatewayDrivers,
+        { provide: DRIVER_CATALOGUE, useValue: [STRIPE_LIKE] },
         { provide: AppConfig, useValue: loadConfig({}) },
         {
           provide: CurrenciesService,

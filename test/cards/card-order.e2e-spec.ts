@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { UsersService } from '../../src/auth/users/users.service';
-import { TEST_CARDS } from '../../src/payments/adapters/sandbox-gateway.adapter';
+import { TEST_CARDS } from '../../src/payments/drivers/sandbox/sandbox-driver';
 import { basicAuth, gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { openPaymentPage, savedCardChoices } from '../checkout/page-helpers';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { GatewaysService } from '../../src/gateways/gateways.service';
-import { TEST_CARDS } from '../../src/payments/adapters/sandbox-gateway.adapter';
+import { TEST_CARDS } from '../../src/payments/drivers/sandbox/sandbox-driver';
 import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { createTransaction, TxJson } from '../transactions/helpers';

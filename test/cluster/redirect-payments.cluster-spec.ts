@@ -21,7 +21,7 @@ import {
   waitFor,
 } from './cluster-helpers';
 
-/** How many transactions each race runs on (the brief of issue 24 asks for at least 30). */
+/** How many transactions each race runs on (at least 30, so that the races are many). */
 const COUNT = 40;
 /** Transactions raced at once: each sends two or five requests together. */
 const PARALLEL = 8;

@@ -72,7 +72,7 @@ function typeText(ds: DataSource, column: ColumnMetadata): string {
 }
 
 /**
- * The schema the migrations build is the one the entities describe (issue #11): every mapped
+ * The schema the migrations build is the one the entities describe (one schema for both dialects): every mapped
  * column exists with its type, length and nullability; no migrated column goes unmapped (a
  * generated migration would drop it); unique keys agree. On the dialect this leg runs.
  */

@@ -259,7 +259,7 @@ describe('insertRow and selectOneBy', () => {
           await runner.query('SELECT 1');
           type Wrapped = { promise(): unknown };
           const connection = (runner as unknown as { databaseConnection: Wrapped }).databaseConnection;
-          // mysql2 builds a new wrapper per call; the pool keeps one per connection (issue 25).
+          // mysql2 builds a new wrapper per call; the pool keeps one per connection (failover-pool.ts).
           assert.equal(connection.promise(), connection.promise());
           await assertCutAtLimit(() => runner.query(`SELECT SLEEP(${(LIMIT_MS + 1500) / 1000})`));
         } finally {

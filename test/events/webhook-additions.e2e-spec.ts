@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { payloadSignature } from '../../src/events/webhooks/signature';
 import { GatewaysService } from '../../src/gateways/gateways.service';
-import { TEST_CARDS } from '../../src/payments/adapters/sandbox-gateway.adapter';
+import { TEST_CARDS } from '../../src/payments/drivers/sandbox/sandbox-driver';
 import { transactionBody } from '../factories/transaction.factory';
 import { CREATE_PATH, testPayPath, TransactionDriver } from '../factories/transaction-states';
 import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';

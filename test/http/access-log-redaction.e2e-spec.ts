@@ -8,7 +8,7 @@ const EMAIL = 'jane.searched@example.com';
 const PHONE = '96550007777';
 const CUSTOMER = 'customer-8f3a91';
 
-/** Issue #22 item 9: card-holder data in a query string never reaches the access log in clear. */
+/** contract §14: card-holder data in a query string never reaches the access log in clear. */
 describe('access log of the running service: searched customer data', () => {
   let db: TestDatabase;
   let service: RunningService;

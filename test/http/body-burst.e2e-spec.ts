@@ -11,7 +11,7 @@ import { type BurstAnswer, sendBurst } from './burst-client';
 
 const MB = 1024 * 1024;
 const BURST = 100;
-/** What issue 35 asks of every other request while the burst lasts. */
+/** How long every other request may take while the burst lasts (docs/performance.md). */
 const OTHER_REQUEST_MS = 2000;
 /** Contract §17: every request gets an answer within 10 s. */
 const ANY_REQUEST_MS = 10_000;
@@ -41,7 +41,7 @@ function denseBody(key: 'extra' | 'items'): Buffer {
 
 /**
  * Contract §17: "a burst of large bodies is bounded … so that other requests keep their answers"
- * (issue 35 item 8: 100 such creates held a public retrieve for 8.5–9.3 s). With the service's own
+ * (before the body gate, 100 such creates held a public retrieve for 8.5–9.3 s). With the service's own
  * limits (no test setting), on either database; the burst comes from another thread, as real
  * callers come from other processes.
  */

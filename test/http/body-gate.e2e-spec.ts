@@ -84,7 +84,7 @@ function holdBody(t: TestApp, auth: string, kind: 'upload' | 'json' = 'upload'):
   };
 }
 
-/** contract §17: a burst of large bodies is bounded; other requests keep their answers (issue #22 item 5). */
+/** contract §17: a burst of large bodies is bounded; other requests keep their answers. */
 describe('bodies read and parsed at once are bounded', () => {
   let t: TestApp;
   let s: Seeded;

@@ -42,7 +42,7 @@ function rawRequest(
 }
 
 /**
- * Two traps of a first hour (issue 26): a JSON body that was not read as JSON answers what went
+ * Two traps of a first hour: a JSON body that was not read as JSON answers what went
  * wrong instead of "This field is required." for every field (contract §1, §2; docs/decisions.md),
  * and a private webhook_url names the setting that allows it (contract §4).
  */

@@ -44,7 +44,7 @@ const UNPARSABLE: Record<string, { type: string; body: Buffer }> = {
   },
 };
 
-/** contract §3 "credentials before bodies" (issue #22 item 5). */
+/** contract §3 "credentials before bodies". */
 describe('credentials before bodies', () => {
   let t: TestApp;
   let s: Seeded;

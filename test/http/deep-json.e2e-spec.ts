@@ -22,7 +22,7 @@ function bodyOfDepth(levels: number, base: Record<string, unknown>, key: string)
   return `{${rest}${rest ? ', ' : ''}"${key}": ${nestedObjects(levels - 1)}}`;
 }
 
-/** contract §17: JSON nested deeper than 32 levels → 400, never a 5xx (issue #22 item 6). */
+/** contract §17: JSON nested deeper than 32 levels → 400, never a 5xx. */
 describe('deeply nested bodies', () => {
   let t: TestApp;
   let s: Seeded;

@@ -32,7 +32,7 @@ function rawExchange(url: string, request: string): Promise<string> {
   });
 }
 
-/** Issue #10 list 3: bad input that used to yield a 5xx, or be silently changed or dropped. */
+/** contract §17 "Hostile input": bad input that used to yield a 5xx, or be silently changed or dropped. */
 describe('hostile input', () => {
   let t: TestApp;
   let s: Seeded;

@@ -33,7 +33,7 @@ const BODIES: Record<string, string> = {
   'nested deeper than 32 levels': `{${base}, "extra": ${'{"a":'.repeat(32)}1${'}'.repeat(32)}}`,
 };
 
-/** contract §1, §17 (issue 35 item 8): large JSON bodies are parsed off the event loop, to the same answers. */
+/** contract §1, §17: large JSON bodies are parsed off the event loop, to the same answers. */
 describe('large JSON bodies', () => {
   let t: TestApp;
   let s: Seeded;

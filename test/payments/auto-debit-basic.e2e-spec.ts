@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { UsersService } from '../../src/auth/users/users.service';
 import { GatewaysService } from '../../src/gateways/gateways.service';
-import { TEST_CARDS } from '../../src/payments/adapters/sandbox-gateway.adapter';
+import { TEST_CARDS } from '../../src/payments/drivers/sandbox/sandbox-driver';
 import { basicAuth, gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { createTransaction, TxJson } from '../transactions/helpers';

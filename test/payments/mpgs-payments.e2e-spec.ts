@@ -5,7 +5,7 @@ import { adminEvents, dataSourceOf, eventually } from '../events/event-helpers';
 import { TransactionDriver } from '../factories/transaction-states';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { GatewayAdapters } from '../../src/payments/adapters/gateway-adapters';
-import { MpgsDriver } from '../../src/payments/drivers/mpgs-driver';
+import { MpgsDriver } from '../../src/payments/drivers/mpgs/mpgs-driver';
 import { MpgsSimulator } from '../providers/mpgs/mpgs-simulator';
 import { seedBasics, type Seeded } from '../setup/fixtures';
 import { startApp, type TestApp } from '../setup/test-app';

@@ -6,7 +6,7 @@ import { GatewaysService } from '../../src/gateways/gateways.service';
 import type { Gateway } from '../../src/gateways/gateway.entity';
 import { AttemptSettlement } from '../../src/payments/attempt-settlement';
 import { DRIVER_SETTINGS } from '../../src/payments/driver-settings';
-import { MpgsDriver } from '../../src/payments/drivers/mpgs-driver';
+import { MpgsDriver } from '../../src/payments/drivers/mpgs/mpgs-driver';
 import { ExpiryService } from '../../src/expiry/expiry.service';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { adminEvents, dataSourceOf, eventually } from '../events/event-helpers';

@@ -13,8 +13,8 @@ import {
   type FollowUpOutcome,
   type GatewayDriver,
 } from '../../src/payments/adapters/gateway-adapter';
-import { SandboxGatewayAdapter } from '../../src/payments/adapters/sandbox-gateway.adapter';
-import { SandboxOperation } from '../../src/payments/adapters/sandbox-operation.entity';
+import { SandboxGatewayAdapter } from '../../src/payments/drivers/sandbox/sandbox-driver';
+import { SandboxOperation } from '../../src/payments/drivers/sandbox/sandbox-operation.entity';
 import { OperationSettlement } from '../../src/payments/operation-settlement';
 import { ProviderOperation } from '../../src/payments/provider-operation.entity';
 import { ProviderOperationsRepository } from '../../src/payments/provider-operations.repository';

@@ -6,11 +6,11 @@ import OpenAPIResponseValidator from 'openapi-response-validator';
 import { hasBody } from '../../src/common/http/request-bodies';
 
 /**
- * The contract test (issue #14): every response an e2e test's app sends on a documented route is
+ * The contract test (contract §13): every response an e2e test's app sends on a documented route is
  * checked against the committed openapi.json — the status must be documented for the operation,
  * the media type listed under it, and a JSON body valid against its schema (formats included).
- * Paths match as written, as tools match them: `/pymt-txn/` only if the document declares it
- * (issue 26). A request on a documented path with a method the document lacks, and a request whose
+ * Paths match as written, as tools match them: `/pymt-txn/` only if the document declares it.
+ * A request on a documented path with a method the document lacks, and a request whose
  * body's media type the operation does not declare but the service accepted (2xx), differ too.
  * startApp attaches it to every app; the app's close() fails the test file with what differed.
  */

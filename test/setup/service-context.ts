@@ -14,6 +14,8 @@ import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { DatabaseModule } from '../../src/database/database.module';
 import { MetricsModule } from '../../src/metrics/metrics.module';
+import { DriversModule } from '../../src/payments/drivers/drivers.module';
+import { REGISTERED_DRIVERS } from '../../src/payments/drivers/registered-drivers';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /**
@@ -59,8 +61,8 @@ const QUIET_ENV: Record<string, string> = {
 
 /**
  * Builds and starts `options.imports` beside the app's global modules (config, database, metrics,
- * request bodies, scheduler, auth). Their controllers are built too (they are part of the module),
- * but nothing routes to them.
+ * request bodies, scheduler, auth, the registered gateway drivers). Their controllers are built too
+ * (they are part of the module), but nothing routes to them.
  */
 export async function createServiceContext(options: ServiceContextOptions): Promise<ServiceContext> {
   const db = options.db ?? (await createTestDatabase());
@@ -83,6 +85,7 @@ export async function createServiceContext(options: ServiceContextOptions): Prom
         RequestBodiesModule,
         ScheduleModule.forRoot(),
         AuthModule,
+        DriversModule.forRoot(REGISTERED_DRIVERS),
         ...options.imports,
       ],
     }).setLogger(new PinoNestLogger(createLogger(config.logLevel)));

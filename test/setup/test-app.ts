@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type ProviderOverride } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import type { RegisteredDriver } from '../../src/payments/drivers/drivers.module';
 import { watchContract } from './openapi-contract';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -32,6 +33,8 @@ export interface StartOptions {
   db?: TestDatabase;
   /** Providers replaced at the edges (see createApp). */
   overrides?: ProviderOverride[];
+  /** Gateway drivers registered after the built-in ones (see createApp; test/payments/one-place-driver/). */
+  drivers?: readonly RegisteredDriver[];
 }
 
 /** A free TCP port on loopback. */
@@ -82,7 +85,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     ...db.env,
     ...options.env,
   });
-  const { app } = await createApp(config, { overrides: options.overrides });
+  const { app } = await createApp(config, { overrides: options.overrides, drivers: options.drivers });
   const violations = watchContract(app.getHttpServer());
   await app.listen(port, '127.0.0.1');
   return {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { TEST_CARDS } from '../../src/payments/adapters/sandbox-gateway.adapter';
+import { TEST_CARDS } from '../../src/payments/drivers/sandbox/sandbox-driver';
 import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { createTransaction, txnPath } from './helpers';

@@ -105,7 +105,7 @@ export class BodyGate {
  * bounds is time on the event loop, not memory: parsing a megabyte of JSON takes 50–120 ms and
  * validating it as long again, in stretches no other request can interrupt. With eight of them at
  * once (the {@link BodyGate}'s default 8 MiB), 100 concurrent 1 MB creates held a public retrieve for
- * up to 9.5 s (issue 35); one at a time, under 1 s. Requests without a body, small bodies and
+ * up to 9.5 s (docs/performance.md); one at a time, under 1 s. Requests without a body, small bodies and
  * multipart uploads (streamed to disk, not parsed) never wait for it.
  */
 export class LargeBodyGate extends BodyGate {}

@@ -6,7 +6,7 @@ import { BodyReadingInterceptor } from './body-reading.interceptor';
  * The route reads its request body: {@link BodyReadingInterceptor} runs FIRST among the route's
  * interceptors (after every guard: contract §3), whatever order the decorators are written in.
  * Only routes of a method with a body get it, so a GET pays for no interceptor at all: Nest skips its
- * rxjs chain for a route without one (issue 25, docs/performance.md).
+ * rxjs chain for a route without one (docs/performance.md).
  */
 export const ReadsBody = (): MethodDecorator => (_target, _key, descriptor) => {
   const handler = descriptor.value as object;

@@ -43,7 +43,7 @@ export interface OffLoopParser {
 export function jsonBody(limit: string | number, offLoop?: OffLoopParser) {
   const types = ['application/json', 'application/*+json'];
   // UTF-8 (the default): the bytes are decoded once, by the same fatal decoder that refuses
-  // invalid UTF-8 (issue 25: no iconv decode plus a second decode to check it).
+  // invalid UTF-8 (no iconv decode plus a second decode to check it: docs/performance.md).
   const readBytes = express.raw({ type: types, limit });
   // Another charset: body-parser decodes it (or answers 415 for an unknown one).
   const readText = express.text({ type: types, limit, verify: rejectInvalidUtf8 });

@@ -37,7 +37,7 @@ export function parseJsonKeepingDecimals(text: string): unknown {
   const value = parseNotTooDeep(text);
   // A lone surrogate comes from a `\uD800`-style escape, or as a raw code unit from a body in
   // another charset (UTF-16 carries them; valid UTF-8 never decodes to one). With neither in the
-  // text, no string needs the check (issue 25: no walk per string).
+  // text, no string needs the check (no walk per string: docs/performance.md).
   const walk: Walk = { check: MAY_HOLD_SURROGATE.test(text) ? checkedText : unchecked, values: 0 };
   if (!isPlainObject(value)) return plainValues(value, 1, walk);
   const entries = Object.entries(value);

@@ -1,5 +1,5 @@
 /**
- * The answer to a JSON document sent as a form (issue 26): `curl -d '{…}'` without
+ * The answer to a JSON document sent as a form (contract §1, §2): `curl -d '{…}'` without
  * `-H 'Content-Type: application/json'` sends `application/x-www-form-urlencoded`
  * (https://curl.se/docs/manpage.html#-d), and read as a form the whole document is one key with no
  * value, so every field would be reported as required. A form body never starts with `{` or `[`

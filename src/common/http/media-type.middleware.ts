@@ -10,7 +10,7 @@ const ACCEPTED = [
 ];
 
 /**
- * A body sent with no `Content-Type` at all (issue 26): still contract §1's 415, but saying what is
+ * A body sent with no `Content-Type` at all: still contract §1's 415, but saying what is
  * missing instead of quoting an empty media type. docs/decisions.md "A body without Content-Type".
  */
 export class MissingMediaType extends DomainError {

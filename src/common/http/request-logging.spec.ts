@@ -69,7 +69,7 @@ describe('access log', () => {
     assert.equal(line.level, 40);
   });
 
-  it('redacts e-mail, phone and customer query parameters (issue #22 item 9), as sent or percent-encoded', async () => {
+  it('redacts e-mail, phone and customer query parameters (contract §14), as sent or percent-encoded', async () => {
     const res = await fetch(
       `${base}/b/checkout/v1/admin/pymt-txn/?state=paid&customer_email=jane%40example.com&customer_phone=%2B96550001234`,
       { headers: { 'X-Request-Id': 'search-1' } },

@@ -25,14 +25,14 @@ const SECRET_VALUE = /@|\d(?:[ -]?\d){12,18}/;
 /**
  * Told of every answered request (not of one the client abandoned), from the access log's own
  * 'finish' listener, with the time since the request arrived: one listener per request for both
- * (issue 25). The HTTP metrics use it (metrics/http-metrics.ts).
+ * (docs/performance.md). The HTTP metrics use it (metrics/http-metrics.ts).
  */
 export type FinishedObserver = (req: IncomingMessage, res: ServerResponse, elapsedMs: number) => void;
 
 /**
  * The access log: one JSON line per request, once it is answered (or the client went away), with
  * the request id, which it echoes or makes as `X-Request-Id` (contract §1). Written by hand rather than
- * with pino-http (issue #13): that one built a child logger and wrapped the response for every
+ * with pino-http (docs/performance.md): that one built a child logger and wrapped the response for every
  * request, ≈ 4 % of a create's CPU. Never the credentials: no Authorization, no secret query values.
  */
 export function requestLogging(logger: Logger, onFinished?: FinishedObserver) {

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { Schema } from '../migration-schema';
 
 /**
- * The operations API's Tracking-Key runs on the Idempotency-Key engine (issue #11): its finished
+ * The operations API's Tracking-Key runs on the Idempotency-Key engine (contract §11): its finished
  * results move into `idempotency_keys` (route `POST /b/pbl/v2/operation/ Tracking-Key`, the same
  * fingerprint, kept 24 h like every key) and `operation_results` goes. Claims still running are
  * dropped: their repeat runs the operation again, as after a takeover.

@@ -8,7 +8,7 @@ import {
   ProviderCallFailed,
   UnverifiedNotification,
 } from '../../../src/payments/adapters/gateway-adapter';
-import { StripeDriver } from '../../../src/payments/drivers/stripe-driver';
+import { StripeDriver } from '../../../src/payments/drivers/stripe/stripe-driver';
 import { StripeClient } from '../../../src/payments/providers/stripe/stripe-client';
 import { StripeSimulator } from './stripe-simulator';
 

@@ -1,14 +1,10 @@
-import * as http from 'node:http';
-import * as https from 'node:https';
-import type { Socket } from 'node:net';
+import { ProviderHttpError, sendProviderRequest, type ProviderHttpFailure } from '../provider-http';
 
 /**
  * One POST to KNET with two limits (contract §20 "Provider calls"): `connectTimeoutMs` until the
- * connection (TCP, and TLS for https) is up, and `timeoutMs` for the whole call, answer included.
- *
- * Written on `node:http(s)` rather than `fetch`: Node's built-in `fetch` offers no separate
- * connect limit without the `undici` package's `Agent`, which is not a dependency. No redirects
- * are followed; the answer is read up to 64 KiB.
+ * connection (TCP, and TLS for https) is up, and `timeoutMs` for the whole call, answer included,
+ * sent through the provider clients' one HTTP exchange (../provider-http.ts). No redirects are
+ * followed; the answer is read up to 64 KiB.
  */
 
 export interface KnetHttpLimits {
@@ -38,80 +34,63 @@ export class KnetTransportError extends Error {
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export function postText(
+export async function postText(
   url: URL,
   body: string,
   contentType: string,
   limits: KnetHttpLimits,
 ): Promise<KnetHttpAnswer> {
-  const transport = url.protocol === 'https:' ? https : http;
   const where = `${url.protocol}//${url.host}${url.pathname}`; // no query: it may carry data
-  return new Promise<KnetHttpAnswer>((resolve, reject) => {
-    let settled = false;
-    const finish = (error: KnetTransportError | null, answer?: KnetHttpAnswer): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(overall);
-      clearTimeout(connecting);
-      if (error) {
-        request.destroy();
-        reject(error);
-      } else resolve(answer as KnetHttpAnswer);
-    };
-    const request = transport.request(url, {
+  try {
+    const answer = await sendProviderRequest({
       method: 'POST',
-      agent: false,
+      url,
       headers: {
         'Content-Type': contentType,
         'Content-Length': Buffer.byteLength(body),
         Connection: 'close',
       },
+      body,
+      connectTimeoutMs: limits.connectTimeoutMs,
+      answerTimeoutMs: limits.timeoutMs,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+      beyondMax: 'fail',
     });
-    const overall = setTimeout(
-      () =>
-        finish(
-          new KnetTransportError('timeout', `KNET did not answer within ${limits.timeoutMs} ms (${where})`),
-        ),
-      limits.timeoutMs,
-    );
-    const connecting = setTimeout(
-      () =>
-        finish(
-          new KnetTransportError(
-            'connect_timeout',
-            `Could not connect to KNET within ${limits.connectTimeoutMs} ms (${where})`,
-          ),
-        ),
-      Math.min(limits.connectTimeoutMs, limits.timeoutMs),
-    );
-    request.on('socket', (socket: Socket) => {
-      // agent: false → a new socket per call, so the event is still ahead of us.
-      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connecting));
-    });
-    request.on('error', (error) =>
-      finish(new KnetTransportError('network', `KNET could not be reached (${where}): ${error.message}`)),
-    );
-    request.on('response', (response) => {
-      clearTimeout(connecting);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) {
-          finish(
-            new KnetTransportError('too_large', `KNET's answer exceeds ${MAX_ANSWER_BYTES} bytes (${where})`),
-          );
-          return;
-        }
-        chunks.push(chunk);
-      });
-      response.on('end', () =>
-        finish(null, { status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+    return { status: answer.status, body: answer.text };
+  } catch (error) {
+    if (!(error instanceof ProviderHttpError)) throw error;
+    throw knetTransportError(error.failure, where, limits);
+  }
+}
+
+/** The exchange's failure in KNET's terms (the messages name the host and path, never the query). */
+function knetTransportError(
+  failure: ProviderHttpFailure,
+  where: string,
+  limits: KnetHttpLimits,
+): KnetTransportError {
+  switch (failure.kind) {
+    case 'connect_limit':
+      return new KnetTransportError(
+        'connect_timeout',
+        `Could not connect to KNET within ${limits.connectTimeoutMs} ms (${where})`,
       );
-      response.on('error', (error) =>
-        finish(new KnetTransportError('network', `KNET's answer was cut (${where}): ${error.message}`)),
+    case 'answer_limit':
+      return new KnetTransportError(
+        'timeout',
+        `KNET did not answer within ${limits.timeoutMs} ms (${where})`,
       );
-    });
-    request.end(body);
-  });
+    case 'request_error':
+      return new KnetTransportError(
+        'network',
+        `KNET could not be reached (${where}): ${failure.error.message}`,
+      );
+    case 'response_error':
+      return new KnetTransportError('network', `KNET's answer was cut (${where}): ${failure.error.message}`);
+    case 'too_large':
+      return new KnetTransportError(
+        'too_large',
+        `KNET's answer exceeds ${MAX_ANSWER_BYTES} bytes (${where})`,
+      );
+  }
 }

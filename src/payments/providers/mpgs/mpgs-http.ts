@@ -1,6 +1,4 @@
-import * as http from 'node:http';
-import * as https from 'node:https';
-import type { Socket } from 'node:net';
+import { ProviderHttpError, sendProviderRequest, type ProviderHttpFailure } from '../provider-http';
 import { MpgsTransportError } from './mpgs-errors';
 
 /** One HTTP exchange with the gateway. */
@@ -27,102 +25,80 @@ export type MpgsHttpSend = (request: MpgsHttpRequest, operation: string) => Prom
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /**
- * Sends a request with Node's http/https and two limits, as contract §20 "Provider calls" asks:
- * one to connect (TCP, plus the TLS handshake for https) and one for the whole answer. Node's
- * built-in `fetch` offers no connect limit without the `undici` package's Agent, so this uses
- * `node:http`. A new connection per call: no pooled connection that the gateway closed meanwhile
- * can make a request's fate unknown. No redirects are followed.
+ * Sends a request through the provider clients' one HTTP exchange (../provider-http.ts) with the
+ * two limits of contract §20 "Provider calls": one to connect (TCP, plus the TLS handshake for
+ * https) and one for the whole answer; a new connection per call, no redirects followed. A failure
+ * is an {@link MpgsTransportError} saying whether the request may have reached the gateway.
  */
-export const sendMpgsHttp: MpgsHttpSend = (request, operation) =>
-  new Promise<MpgsHttpAnswer>((resolve, reject) => {
-    const target = new URL(request.url);
-    const secure = target.protocol === 'https:';
-    const client = secure ? https : http;
-    let connected = false;
-    let settled = false;
-    const finish = (error: MpgsTransportError | null, answer?: MpgsHttpAnswer) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(connectTimer);
-      clearTimeout(answerTimer);
-      if (error) {
-        outgoing.destroy();
-        reject(error);
-      } else resolve(answer as MpgsHttpAnswer);
-    };
-    const outgoing = client.request(
-      target,
-      {
-        method: request.method,
-        headers: {
-          Accept: 'application/json',
-          ...(request.body !== undefined
-            ? {
-                'Content-Type': 'application/json; charset=utf-8',
-                'Content-Length': String(Buffer.byteLength(request.body)),
-              }
-            : {}),
-          ...request.headers,
-        },
-        agent: false,
+export const sendMpgsHttp: MpgsHttpSend = async (request, operation) => {
+  try {
+    const answer = await sendProviderRequest({
+      method: request.method,
+      url: new URL(request.url),
+      headers: {
+        Accept: 'application/json',
+        ...(request.body !== undefined
+          ? {
+              'Content-Type': 'application/json; charset=utf-8',
+              'Content-Length': String(Buffer.byteLength(request.body)),
+            }
+          : {}),
+        ...request.headers,
       },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
-        });
-        response.on('end', () =>
-          finish(null, { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        response.on('error', (error: Error) =>
-          finish(
-            new MpgsTransportError(operation, 'network', true, `the answer broke off (${error.message})`),
-          ),
-        );
-      },
-    );
-    const connectTimer = setTimeout(() => {
-      if (!connected) {
-        finish(
-          new MpgsTransportError(
+      body: request.body,
+      connectTimeoutMs: request.connectTimeoutMs,
+      answerTimeoutMs: request.answerTimeoutMs,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+      beyondMax: 'cut',
+    });
+    return { status: answer.status, text: answer.text };
+  } catch (error) {
+    if (!(error instanceof ProviderHttpError)) throw error;
+    throw mpgsTransportError(error.failure, request, operation);
+  }
+};
+
+/** The exchange's failure in MPGS's terms: `sent` says whether the request may have arrived. */
+function mpgsTransportError(
+  failure: ProviderHttpFailure,
+  request: MpgsHttpRequest,
+  operation: string,
+): MpgsTransportError {
+  switch (failure.kind) {
+    case 'connect_limit':
+      return new MpgsTransportError(
+        operation,
+        'connect',
+        false,
+        `no connection within ${request.connectTimeoutMs} ms`,
+      );
+    case 'answer_limit':
+      return failure.connected
+        ? new MpgsTransportError(operation, 'timeout', true, `no answer within ${request.answerTimeoutMs} ms`)
+        : new MpgsTransportError(
             operation,
             'connect',
             false,
-            `no connection within ${request.connectTimeoutMs} ms`,
-          ),
-        );
-      }
-    }, request.connectTimeoutMs);
-    const answerTimer = setTimeout(
-      () =>
-        finish(
-          connected
-            ? new MpgsTransportError(
-                operation,
-                'timeout',
-                true,
-                `no answer within ${request.answerTimeoutMs} ms`,
-              )
-            : new MpgsTransportError(
-                operation,
-                'connect',
-                false,
-                `no connection within ${request.answerTimeoutMs} ms`,
-              ),
-        ),
-      request.answerTimeoutMs,
-    );
-    outgoing.on('socket', (socket: Socket) => {
-      socket.once(secure ? 'secureConnect' : 'connect', () => {
-        connected = true;
-        clearTimeout(connectTimer);
-      });
-    });
-    outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      const code = error.code ? `${error.code}: ` : '';
-      finish(new MpgsTransportError(operation, 'network', connected, `${code}${error.message}`));
-    });
-    outgoing.end(request.body);
-  });
+            `no connection within ${request.answerTimeoutMs} ms`,
+          );
+    case 'request_error': {
+      const code = failure.error.code ? `${failure.error.code}: ` : '';
+      return new MpgsTransportError(
+        operation,
+        'network',
+        failure.connected,
+        `${code}${failure.error.message}`,
+      );
+    }
+    case 'response_error':
+      return new MpgsTransportError(
+        operation,
+        'network',
+        true,
+        `the answer broke off (${failure.error.message})`,
+      );
+    case 'too_large':
+      // Never: MPGS answers are cut at MAX_ANSWER_BYTES, not refused.
+      return new MpgsTransportError(operation, 'network', true, 'the answer is too large');
+  }
+}

@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 
 /**
  * Stripe's amounts in its minor units. The rule of what Stripe can charge has one copy, in
- * src/gateways/stripe-amount-rule.ts (the driver catalogue's `amountProblem` hook, which the
+ * stripe-amount-rule.ts (also the Stripe driver's catalogue `amountProblem` hook, which the
  * transactions and operations ask before anything is sent); it is re-exported here. The rules, from https://docs.stripe.com/currencies ("Minor units in API amounts",
  * "Zero-decimal currencies", "Three-decimal currencies", "Special cases") and
  * https://support.stripe.com/questions/deprecation-of-fractional-isk-charges-and-refunds.
@@ -22,11 +22,8 @@ export {
   THREE_DECIMAL_CURRENCIES,
   ZERO_DECIMAL_CURRENCIES,
   stripeAmountRule as stripeAmountProblem,
-} from '../../../gateways/stripe-amount-rule';
-import {
-  stripeAmountRule as stripeAmountProblem,
-  stripeExponent,
-} from '../../../gateways/stripe-amount-rule';
+} from './stripe-amount-rule';
+import { stripeAmountRule as stripeAmountProblem, stripeExponent } from './stripe-amount-rule';
 
 /** Whether Stripe can charge `amount` in `currency` (see stripeAmountProblem). */
 export function isStripeChargeable(amount: string, currency: string): boolean {

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { TimestampColumn } from '../../database/columns';
-import type { AttemptOutcome } from './gateway-adapter';
+import { TimestampColumn } from '../../../database/columns';
+import type { AttemptOutcome } from '../../adapters/gateway-adapter';
 
 /**
  * The sandbox gateway's vault: each card it tokenized and how charges with that token behave —

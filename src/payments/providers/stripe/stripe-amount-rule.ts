@@ -5,8 +5,7 @@ import Decimal from 'decimal.js';
  * anything is sent"), for the driver catalogue's `amountProblem` hook: the transactions' create and
  * update and the operations' capture and refund ask it before anything is stored or sent.
  *
- * The one copy of the rule: the Stripe driver's amounts (payments/providers/stripe/stripe-amounts.ts)
- * use it too; it lives here because the catalogue, a lower layer, cannot import payments/. From
+ * The one copy of the rule: the Stripe driver's amounts (stripe-amounts.ts) use it too. From
  * https://docs.stripe.com/currencies ("Minor units in API amounts", "Zero-decimal currencies",
  * "Three-decimal currencies", "Special cases") and
  * https://support.stripe.com/questions/deprecation-of-fractional-isk-charges-and-refunds:

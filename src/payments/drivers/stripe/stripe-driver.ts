@@ -25,8 +25,8 @@ import {
   type StartInput,
   type StartResult,
   UnverifiedNotification,
-} from '../adapters/gateway-adapter';
-import { UnchargeableAmount } from '../providers/stripe/stripe-amounts';
+} from '../../adapters/gateway-adapter';
+import { UnchargeableAmount } from '../../providers/stripe/stripe-amounts';
 import {
   amountOf,
   type CallOptions,
@@ -35,24 +35,25 @@ import {
   StripeClient,
   stripeCallFailed,
   WebhookSecretMissing,
-} from '../providers/stripe/stripe-client';
+} from '../../providers/stripe/stripe-client';
 import {
   brandName,
   customerIdOf,
   expandedPaymentMethod,
   readStripeCardToken,
   stripeCardToken,
-} from '../providers/stripe/stripe-cards';
+} from '../../providers/stripe/stripe-cards';
 import {
   BACKGROUND_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
   STRIPE_API_BASE_URL,
   type StripeSettings,
-} from '../providers/stripe/stripe-settings';
-import { ProviderDriver } from './provider-driver';
+} from '../../providers/stripe/stripe-settings';
+import { ProviderDriver } from '../provider-driver';
+import { STRIPE_CATALOGUE } from './stripe.catalogue';
 
-export const STRIPE_PG = 'stripe';
+export const STRIPE_PG = STRIPE_CATALOGUE.pg;
 /** Where Stripe Checkout's hosted pages are. */
 const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 
@@ -105,6 +106,8 @@ const CANCELABLE = new Set(['requires_payment_method', 'requires_confirmation', 
  */
 @Injectable()
 export class StripeDriver extends ProviderDriver implements RedirectDriver {
+  static readonly catalogue = STRIPE_CATALOGUE;
+
   constructor() {
     super(STRIPE_PG, 'StripeDriver');
   }

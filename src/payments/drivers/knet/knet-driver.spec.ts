@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Gateway } from '../../gateways/gateway.entity';
+import type { Gateway } from '../../../gateways/gateway.entity';
 import {
   type CompleteInput,
   type InquiryInput,
   ProviderCallFailed,
   type StartInput,
   UnverifiedNotification,
-} from '../adapters/gateway-adapter';
-import { encryptTrandata } from '../providers/knet/knet-crypto';
+} from '../../adapters/gateway-adapter';
+import { encryptTrandata } from '../../providers/knet/knet-crypto';
 import { KnetDriver } from './knet-driver';
 
 const gateway = { code: 'knet', pg: 'knet', type: 'sandbox' } as Gateway;

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { isCash, type Gateway } from '../../gateways/gateway.entity';
+import { isCash, type Gateway } from '../../../gateways/gateway.entity';
 import type {
   AttemptOutcome,
   FollowUpInput,
   FollowUpOutcome,
   GatewayDriver,
   InquiryInput,
-} from './gateway-adapter';
+} from '../../adapters/gateway-adapter';
+import { CASH_CATALOGUE } from './cash.catalogue';
 
 /**
  * Cash gateways (contract §16, flow `offline`): no one to call. The customer pays the merchant, who
@@ -15,7 +16,9 @@ import type {
  */
 @Injectable()
 export class CashGatewayAdapter implements GatewayDriver {
-  readonly name = 'cash';
+  static readonly catalogue = CASH_CATALOGUE;
+
+  readonly name = CASH_CATALOGUE.pg;
   readonly flow = 'offline';
 
   serves(gateway: Gateway): boolean {

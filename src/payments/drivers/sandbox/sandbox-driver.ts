@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { isUniqueViolation } from '../../database/db-values';
-import { UnitOfWork } from '../../database/unit-of-work';
-import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
-
-/** The pg of the built-in test card form. */
-const SANDBOX_PG = 'sandbox';
+import { isUniqueViolation } from '../../../database/db-values';
+import { UnitOfWork } from '../../../database/unit-of-work';
+import { isSandbox, type Gateway } from '../../../gateways/gateway.entity';
 import type {
   AttemptOutcome,
   FollowUpInput,
@@ -15,10 +12,11 @@ import type {
   GatewayDriver,
   InquiryInput,
   PayInput,
-} from './gateway-adapter';
+} from '../../adapters/gateway-adapter';
 import { SandboxCharge } from './sandbox-charge.entity';
 import { SandboxOperation } from './sandbox-operation.entity';
 import { SandboxToken } from './sandbox-token.entity';
+import { SANDBOX_CATALOGUE } from './sandbox.catalogue';
 
 /** contract §9's test cards (digits only) and what each one does; the last two are contract §15's. */
 export const TEST_CARDS = {
@@ -43,7 +41,11 @@ const RESPONSE_CODES: Record<Result, string> = { success: '00', declined: '05', 
  */
 @Injectable()
 export class SandboxGatewayAdapter implements GatewayDriver {
-  readonly name = 'sandbox';
+  static readonly catalogue = SANDBOX_CATALOGUE;
+  /** Its ledger: the charges, the cards it tokenized, the operations by key. */
+  static readonly imports = [TypeOrmModule.forFeature([SandboxCharge, SandboxToken, SandboxOperation])];
+
+  readonly name = SANDBOX_CATALOGUE.pg;
   /** The customer types the card on Checkout's own payment page (contract §9). */
   readonly flow = 'card_form';
 
@@ -58,7 +60,7 @@ export class SandboxGatewayAdapter implements GatewayDriver {
    * gateway of a real driver, `mpgs` say, is that provider's test environment, never this card form).
    */
   serves(gateway: Gateway): boolean {
-    return isSandbox(gateway) && gateway.pg === SANDBOX_PG;
+    return isSandbox(gateway) && gateway.pg === SANDBOX_CATALOGUE.pg;
   }
 
   async pay(input: PayInput): Promise<AttemptOutcome> {

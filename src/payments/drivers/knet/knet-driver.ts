@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isSandbox } from '../../gateways/gateway.entity';
+import { isSandbox } from '../../../gateways/gateway.entity';
 import {
   type AttemptOutcome,
   callTimeoutMs,
@@ -20,7 +20,7 @@ import {
   type StartInput,
   type StartResult,
   UnverifiedNotification,
-} from '../adapters/gateway-adapter';
+} from '../../adapters/gateway-adapter';
 import {
   KnetAnswerError,
   KnetClient,
@@ -33,10 +33,11 @@ import {
   KnetTransportError,
   KnetUnverifiedError,
   resultOutcome,
-} from '../providers/knet/knet-client';
-import { ProviderDriver } from './provider-driver';
+} from '../../providers/knet/knet-client';
+import { ProviderDriver } from '../provider-driver';
+import { KNET_CATALOGUE } from './knet.catalogue';
 
-export const KNET_PG = 'knet';
+export const KNET_PG = KNET_CATALOGUE.pg;
 /** KNET takes only Kuwaiti dinars (K-064 §3.5.4 "Currency Code" 414). */
 const KWD = 'KWD';
 /** Calls nobody waits on (the reconciler, inquiry of old attempts) may take 20 s (contract §20). */
@@ -120,6 +121,8 @@ const TRACK_ID = /^[A-Za-z0-9]{1,40}$/;
  */
 @Injectable()
 export class KnetDriver extends ProviderDriver implements RedirectDriver {
+  static readonly catalogue = KNET_CATALOGUE;
+
   constructor() {
     super(KNET_PG, 'KnetDriver');
   }

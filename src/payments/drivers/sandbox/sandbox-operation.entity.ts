@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { MoneyColumn, TimestampColumn } from '../../database/columns';
+import { MoneyColumn, TimestampColumn } from '../../../database/columns';
 
 /**
  * The sandbox gateway's own record of the captures, voids and refunds it carried out, by operation

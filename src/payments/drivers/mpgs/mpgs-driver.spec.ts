@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MpgsOrder, MpgsTransaction } from '../providers/mpgs/mpgs-types';
+import type { MpgsOrder, MpgsTransaction } from '../../providers/mpgs/mpgs-types';
 import { MpgsPaymentUndecided, orderAnswer, sessionMayPay } from './mpgs-driver';
 
 /** A transaction of an order as RETRIEVE ORDER lists it. */

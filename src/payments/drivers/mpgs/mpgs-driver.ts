@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { parse as parseLosslessJson } from 'lossless-json';
-import { Money } from '../../common/money/money';
-import { CurrenciesService } from '../../currencies/currencies.service';
+import { Money } from '../../../common/money/money';
+import { CurrenciesModule } from '../../../currencies/currencies.module';
+import { CurrenciesService } from '../../../currencies/currencies.service';
 import {
   type AttemptOutcome,
   type ChargeAgreement,
@@ -25,20 +26,21 @@ import {
   type StartResult,
   ProviderCallFailed,
   UnverifiedNotification,
-} from '../adapters/gateway-adapter';
-import { MpgsClient, type MpgsCallLogger, type MpgsCallOptions } from '../providers/mpgs/mpgs-client';
-import { MpgsApiError, MpgsTransportError } from '../providers/mpgs/mpgs-errors';
-import type { MpgsSettingsInput } from '../providers/mpgs/mpgs-settings';
+} from '../../adapters/gateway-adapter';
+import { MpgsClient, type MpgsCallLogger, type MpgsCallOptions } from '../../providers/mpgs/mpgs-client';
+import { MpgsApiError, MpgsTransportError } from '../../providers/mpgs/mpgs-errors';
+import type { MpgsSettingsInput } from '../../providers/mpgs/mpgs-settings';
 import type {
   MpgsAgreement,
   MpgsCardDetails,
   MpgsOrder,
   MpgsToken,
   MpgsTransaction,
-} from '../providers/mpgs/mpgs-types';
-import { ProviderDriver } from './provider-driver';
+} from '../../providers/mpgs/mpgs-types';
+import { ProviderDriver } from '../provider-driver';
+import { MPGS_CATALOGUE } from './mpgs.catalogue';
 
-export const MPGS_PG = 'mpgs';
+export const MPGS_PG = MPGS_CATALOGUE.pg;
 
 /**
  * MPGS: "A single session lasts usually about 15 minutes"
@@ -122,6 +124,10 @@ export class MpgsPaymentUndecided extends Error {
  */
 @Injectable()
 export class MpgsDriver extends ProviderDriver implements RedirectDriver {
+  static readonly catalogue = MPGS_CATALOGUE;
+  /** CurrenciesService: the digits of the currency, for MPGS amounts. */
+  static readonly imports = [CurrenciesModule];
+
   private readonly callLogger: MpgsCallLogger = {
     info: (fields, message) => this.logger.log(fields, message),
     warn: (fields, message) => this.logger.warn(fields, message),
