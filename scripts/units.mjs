@@ -2,7 +2,7 @@
 // method that starts a change opens its unit (`uow.run`) once and everything it calls inside takes
 // the unit's EntityManager. Read from the sources, so that it holds in every run and every
 // environment — at run time a unit opened inside another is only seen where the async context is
-// tracked (SQLite, DB_UNIT_CHECKS), which production MySQL does not pay for (issue 25).
+// tracked (SQLite, DB_UNIT_CHECKS), which production MySQL does not pay for (docs/performance.md).
 //
 //   node scripts/units.mjs [root]     prints what breaks the rule; exits 1 when anything does
 //
@@ -26,7 +26,7 @@ import ts from 'typescript';
 const ROOT = join(import.meta.dirname, '..');
 
 /**
- * "Caller.method → Lower.method" pairs of the third finding not fixed yet (issue 35 item 7, left
+ * "Caller.method → Lower.method" pairs of the third finding not fixed yet (left
  * for a next step; the list may only shrink):
  * - AttemptSettlement and OperationSettlement: each public method is a whole durable step of a
  *   payment or a provider operation (contract §17: the provider is called outside any unit, its
