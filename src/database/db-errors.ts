@@ -23,13 +23,23 @@ export class StatementTimeoutError extends Error {
   readonly code = 'DB_STATEMENT_TIMEOUT';
   /** mysql2 closes a connection after a fatal error instead of handing it out again. */
   readonly fatal = true;
-  constructor(limitMs: number) {
+  /** 0: the statement was not sent at all, as its time limit had already passed. */
+  constructor(readonly limitMs: number) {
     super(
       limitMs > 0
         ? `The database did not answer within ${limitMs} ms`
         : 'No time was left for the statement within its time limit',
     );
   }
+}
+
+/**
+ * A statement refused before it was sent because its time limit (its unit's, or its retried
+ * statements') had passed: nothing ran, and the work it belongs to is out of time (503).
+ */
+export function isOutOfTime(error: unknown): boolean {
+  const cause = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  return cause instanceof StatementTimeoutError && cause.limitMs === 0;
 }
 
 interface DriverError {

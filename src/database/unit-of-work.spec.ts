@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ServiceUnavailable } from '../common/errors/domain-errors';
 import type { AppConfig } from '../config/app-config';
+import { StatementTimeoutError } from './db-errors';
 import { UNIT_ATTEMPTS, UnitOfWork } from './unit-of-work';
 
 /** How one run of a unit ends: `work` or `commit` throws the error (or nothing fails). */
@@ -113,6 +114,25 @@ describe('UnitOfWork: what it runs again (contract §17)', () => {
     const { dataSource, runs } = fakeDataSource([{ at: 'commit', error: unsent }, null]);
     assert.equal(await new UnitOfWork(dataSource, config).run(work), 'done');
     assert.equal(runs(), 2);
+  });
+
+  it('a retried statement refused unsent because its time limit passed: 503, as a run out of time', async () => {
+    // What TypeORM throws for the pool's refusal (failover-pool.ts): the driver error inside.
+    const outOfTime = err('No time was left for the statement within its time limit', {
+      driverError: new StatementTimeoutError(0),
+    });
+    const { dataSource, runs } = fakeDataSource([{ at: 'work', error: outOfTime }, null]);
+    const uow = new UnitOfWork(dataSource, config);
+    await assert.rejects(uow.retrying(work), ServiceUnavailable);
+    assert.equal(runs(), 1);
+    assert.equal(uow.stats.exhausted, 1);
+    // A statement sent that got no answer in time may have run: not run again, its error kept.
+    const unanswered = err('The database did not answer within 900 ms', {
+      driverError: new StatementTimeoutError(900),
+    });
+    const second = fakeDataSource([{ at: 'work', error: unanswered }, null]);
+    await assert.rejects(new UnitOfWork(second.dataSource, config).retrying(work), unanswered);
+    assert.equal(second.runs(), 1);
   });
 
   it('a refused login or any other error is not run again', async () => {

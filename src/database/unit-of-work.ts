@@ -4,7 +4,7 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { ServiceUnavailable } from '../common/errors/domain-errors';
 import { Dialect } from './dialect';
 import { AppConfig } from '../config/app-config';
-import { isConnectionLoss, isNodeNotReady, isRetryableConflict, isUnsent } from './db-errors';
+import { isConnectionLoss, isNodeNotReady, isOutOfTime, isRetryableConflict, isUnsent } from './db-errors';
 import { SqliteGate } from './sqlite-gate';
 import { acquireWithin, bindDeadline, unbindDeadline } from './time-limit';
 import {
@@ -156,6 +156,9 @@ export class UnitOfWork {
       } catch (error) {
         if (isNodeNotReady(error)) await this.beforeRetry(attempt, error, 'Statement', deadline, 0);
         else if (isRetryableConflict(error)) await this.beforeRetry(attempt, error, 'Statement', deadline);
+        // A run that started just before the limit and met it before its statement was sent: it
+        // gives up as a run that could not start (503), like a unit of work out of time.
+        else if (isOutOfTime(error)) await this.beforeRetry(attempt, error, 'Statement', deadline, Infinity);
         else throw error;
       }
     }
