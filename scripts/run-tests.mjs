@@ -25,7 +25,14 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
-import { ALONE_MARKER, fileHolds, ONE_LEG_MARKER, planBundles, writeBundle } from './test-bundles.mjs';
+import {
+  ALONE_MARKER,
+  fileHolds,
+  ONE_LEG_MARKER,
+  planBundles,
+  QUIET_MARKER,
+  writeBundle,
+} from './test-bundles.mjs';
 
 const args = new Set(process.argv.slice(2));
 const chosen = ['--unit', '--services', '--e2e'].filter((tier) => args.has(tier));
@@ -95,7 +102,7 @@ function readTally(file) {
  * Runs node:test on `files` with the spec reporter on stdout; the counts and each file's time come
  * from tally-reporter.mjs.
  */
-function runNodeTests(label, files, env, out = TERMINAL) {
+function runNodeTests(label, files, env, out = TERMINAL, processesAtOnce = concurrency) {
   if (files.length === 0) return Promise.resolve(0);
   const { paths, processes, filesPerProcess, cleanUp } = bundled(files, label === 'unit' ? 1 : 8);
   out.log(`\n=== ${label}: ${files.length} file(s) in ${processes} process(es) ===`);
@@ -106,7 +113,7 @@ function runNodeTests(label, files, env, out = TERMINAL) {
       process.execPath,
       [
         '--test',
-        `--test-concurrency=${concurrency}`,
+        `--test-concurrency=${processesAtOnce}`,
         // A file's time limit; a bundle's is the sum of its files' (each file's suite has its own).
         `--test-timeout=${FILE_TIMEOUT_MS * filesPerProcess}`,
         '--test-reporter=spec',
@@ -214,22 +221,38 @@ async function prepareTemplate(label, env, out) {
   }
 }
 
-/** One database leg (`env` sets TEST_DB): the service tier, then the e2e tests, on its template's copies. */
+/**
+ * One database leg (`env` sets TEST_DB): the service tier, then the e2e tests, on its template's
+ * copies. Its `code`, and `finish()`: its quiet files (QUIET_MARKER), one at a time once nothing
+ * else runs, then the template dropped; it answers their code.
+ */
 async function runLeg(label, env, out = TERMINAL) {
   const template = await prepareTemplate(label, env, out);
-  if (template === null) return 1;
+  if (template === null) return { code: 1, finish: () => Promise.resolve(0) };
+  const legEnv = { ...env, ...template.env };
+  // Files marked ONE_LEG_MARKER do not depend on the database: the SQLite leg runs them.
+  const ofLeg = (files) => (env.TEST_DB === 'sqlite' ? files : files.filter((f) => !oneLeg.has(f)));
+  const loud = (files) => ofLeg(files).filter((f) => !quiet.has(f));
   let code = 0;
   try {
-    const legEnv = { ...env, ...template.env };
-    // Files marked ONE_LEG_MARKER do not depend on the database: the SQLite leg runs them.
-    const ofLeg = (files) => (env.TEST_DB === 'sqlite' ? files : files.filter((f) => !oneLeg.has(f)));
     if (runs('--services'))
-      code |= await runNodeTests(`services on ${label}`, ofLeg(serviceFiles), legEnv, out);
-    if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, ofLeg(e2eFiles), legEnv, out);
-  } finally {
+      code |= await runNodeTests(`services on ${label}`, loud(serviceFiles), legEnv, out);
+    if (runs('--e2e')) code |= await runNodeTests(`e2e on ${label}`, loud(e2eFiles), legEnv, out);
+  } catch (error) {
     await template.drop();
+    throw error;
   }
-  return code;
+  const quietFiles = ofLeg([...serviceFiles, ...e2eFiles].filter((f) => quiet.has(f)));
+  return {
+    code,
+    async finish() {
+      try {
+        return await runNodeTests(`quiet files on ${label}`, quietFiles, legEnv, TERMINAL, '1');
+      } finally {
+        await template.drop();
+      }
+    },
+  };
 }
 
 /** `dist/test/a/b.e2e-spec.js` as its source, `test/a/b.e2e-spec.ts`. */
@@ -281,6 +304,7 @@ function saveTimes() {
 const serviceFiles = runs('--services') ? findFiles('dist/test', '.service-spec.js') : [];
 const e2eFiles = runs('--e2e') ? findFiles('dist/test', '.e2e-spec.js') : [];
 const oneLeg = new Set([...serviceFiles, ...e2eFiles].filter((file) => fileHolds(file, ONE_LEG_MARKER)));
+const quiet = new Set([...serviceFiles, ...e2eFiles].filter((file) => fileHolds(file, QUIET_MARKER)));
 let exitCode = 0;
 if (runs('--unit')) {
   exitCode |= await runNodeTests('unit', findFiles('dist/src', '.spec.js'), {});
@@ -289,15 +313,17 @@ if (serviceFiles.length + e2eFiles.length > 0) {
   const problem = await mysqlReachable();
   const sqliteLeg = () => runLeg('embedded SQLite', { TEST_DB: 'sqlite' });
   const mysqlLeg = (out) => runLeg('MySQL/MariaDB', { TEST_DB: 'mysql', MYSQL_TEST_URL: mysqlUrl }, out);
+  let legs;
   if (problem === null && legsSideBySide) {
     const kept = keptOutput('mysql-leg');
-    const codes = await Promise.all([sqliteLeg(), mysqlLeg(kept)]);
+    legs = await Promise.all([sqliteLeg(), mysqlLeg(kept)]);
     kept.flush();
-    exitCode |= codes[0] | codes[1];
   } else {
-    exitCode |= await sqliteLeg();
-    if (problem === null) exitCode |= await mysqlLeg();
+    legs = [await sqliteLeg()];
+    if (problem === null) legs.push(await mysqlLeg());
   }
+  // The quiet files once nothing else runs: they time what a process does from its start.
+  for (const leg of legs) exitCode |= leg.code | (await leg.finish());
   if (problem !== null && ci) {
     console.error(
       `\n*** MySQL leg FAILED: MySQL is unreachable at ${mysqlUrl} (${problem}). It is mandatory with CI=true.`,

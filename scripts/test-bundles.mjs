@@ -10,6 +10,12 @@ import { join } from 'node:path';
 /** A file whose source holds this line runs in a process of its own (it measures the process). */
 export const ALONE_MARKER = 'test-bundle: alone';
 /**
+ * A file whose source holds this line runs after both legs, alone on the machine (each leg's such
+ * files one at a time): it bounds the wall time of processes it starts (a start that must fail
+ * within 10 s), which four test processes beside it on a 2-core machine would stretch.
+ */
+export const QUIET_MARKER = 'test-bundle: quiet';
+/**
  * A file whose source holds this line runs on the embedded SQLite leg only: what it tests does not
  * depend on the database (tooling, documents, provider simulators, pages in a browser).
  */

@@ -1,3 +1,4 @@
+// test-bundle: quiet — it bounds how long the service and the scripts take to exit, from their start (docs/testing.md).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
