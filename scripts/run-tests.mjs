@@ -46,7 +46,14 @@ const mysqlUrl = process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test
  * `TEST_CONCURRENCY` processes at a time: 2 by default side by side, 3 one after the other.
  */
 const legsSideBySide = process.env.TEST_LEGS !== 'sequential';
-const concurrency = process.env.TEST_CONCURRENCY ?? (legsSideBySide ? '2' : '3');
+/** `TEST_LEG=sqlite` or `mysql`: that leg only (a hosted CI job per leg); unset: both. */
+const onlyLeg = process.env.TEST_LEG ?? null;
+if (onlyLeg !== null && onlyLeg !== 'sqlite' && onlyLeg !== 'mysql') {
+  console.error(`TEST_LEG must be sqlite or mysql, not ${JSON.stringify(onlyLeg)}`);
+  process.exit(2);
+}
+const runsLeg = (leg) => onlyLeg === null || onlyLeg === leg;
+const concurrency = process.env.TEST_CONCURRENCY ?? (legsSideBySide && onlyLeg === null ? '2' : '3');
 const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : null;
 /** How long one test file may run. */
 const FILE_TIMEOUT_MS = 120_000;
@@ -310,11 +317,13 @@ if (runs('--unit')) {
   exitCode |= await runNodeTests('unit', findFiles('dist/src', '.spec.js'), {});
 }
 if (serviceFiles.length + e2eFiles.length > 0) {
-  const problem = await mysqlReachable();
+  const problem = runsLeg('mysql') ? await mysqlReachable() : null;
   const sqliteLeg = () => runLeg('embedded SQLite', { TEST_DB: 'sqlite' });
   const mysqlLeg = (out) => runLeg('MySQL/MariaDB', { TEST_DB: 'mysql', MYSQL_TEST_URL: mysqlUrl }, out);
   let legs;
-  if (problem === null && legsSideBySide) {
+  if (!runsLeg('mysql')) legs = [await sqliteLeg()];
+  else if (!runsLeg('sqlite')) legs = problem === null ? [await mysqlLeg()] : [];
+  else if (problem === null && legsSideBySide) {
     const kept = keptOutput('mysql-leg');
     legs = await Promise.all([sqliteLeg(), mysqlLeg(kept)]);
     kept.flush();
@@ -338,7 +347,7 @@ if (serviceFiles.length + e2eFiles.length > 0) {
 }
 // The README as a tested tour (scripts/readme-tour.mjs): once, on the embedded database, with the
 // e2e tier (and when TEST_FILTER names README.md).
-if (runs('--e2e') && (!filter || filter.test('README.md'))) {
+if (runs('--e2e') && runsLeg('sqlite') && (!filter || filter.test('README.md'))) {
   console.log('\n=== README tour ===');
   const started = performance.now();
   const tour = spawnSync(process.execPath, ['scripts/readme-tour.mjs'], { stdio: 'inherit' });
