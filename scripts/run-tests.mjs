@@ -8,7 +8,9 @@
 // whole run with the OpenAPI lint and a "N passed, N failed" line.
 // Each leg migrates one template database before its workers start (prepareTemplate in
 // test/setup/test-database.ts); every test file's database is a copy of it, so no file runs the
-// migrations. The run ends with its time per tier and leg and its ten slowest files (docs/testing.md).
+// migrations. The legs run side by side, a few files per process (test-bundles.mjs: bundles,
+// one-leg and quiet files). The run ends with its time per tier and leg and its ten slowest files
+// (docs/testing.md).
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
