@@ -21,9 +21,6 @@ export const QUIET_MARKER = 'test-bundle: quiet';
  */
 export const ONE_LEG_MARKER = 'test-legs: sqlite only';
 
-/** The name a bundle gives a file's suite: its source path, `test/a/b.e2e-spec.ts`. */
-export const suiteNameOf = (sourcePath) => sourcePath;
-
 /** Whether a node:test event's file is a generated bundle (its suites are the test files). */
 export const isBundle = (file) =>
   typeof file === 'string' && /checkout-bundles-[^/\\]*[/\\]bundle-\d+\.js$/.test(file);
@@ -67,7 +64,8 @@ export function planBundles(files, targetSeconds) {
  */
 export function writeBundle(dir, index, bundle, fileTimeoutMs) {
   const path = join(dir, `bundle-${index}.js`);
-  const entries = bundle.files.map(({ file, source }) => [suiteNameOf(source), file]);
+  // Each suite is named after its file's source path, `test/a/b.e2e-spec.ts`.
+  const entries = bundle.files.map(({ file, source }) => [source, file]);
   writeFileSync(
     path,
     `'use strict';
