@@ -1437,6 +1437,17 @@ export interface components {
             email?: ("created" | "paid" | "authorized" | "captured" | "failed" | "canceled" | "expired" | "voided" | "refunded")[];
             sms?: ("created" | "paid" | "authorized" | "captured" | "failed" | "canceled" | "expired" | "voided" | "refunded")[];
         };
+        RouteDecisionDto: {
+            /**
+             * @description The member gateway
+             * @example mpgs-nbk
+             */
+            gateway: string;
+            /** @enum {string} */
+            outcome: "started" | "unavailable" | "skipped_unhealthy";
+            /** @example 2026-11-28T10:00:00.000Z */
+            at: string;
+        };
         TransactionDto: {
             session_id: string;
             /** @enum {string} */
@@ -1510,6 +1521,13 @@ export interface components {
             payment_type: "one_off" | "save_card" | "auto_debit";
             /** @description The gateway code that took the payment; empty before */
             settled_pg_code: string;
+            /**
+             * @description The gateway the payment was taken on: a routing gateway's member (contract §21), or the transaction's own gateway; empty until a payment succeeds
+             * @example mpgs-nbk
+             */
+            gateway_code: string;
+            /** @description A routing gateway's decisions for this transaction, oldest first (contract §21); [] otherwise */
+            routing: components["schemas"]["RouteDecisionDto"][];
             agreement: {
                 /**
                  * @description The merchant's agreement id.
@@ -1797,6 +1815,10 @@ export interface components {
              * @example sandbox
              */
             gateway_account: string;
+            /** @description The gateway the payment was taken on (a routing gateway's member, contract §21); empty until a payment succeeds */
+            gateway_code: string;
+            /** @description A routing gateway's decisions for the transaction, oldest first; [] otherwise */
+            routing: components["schemas"]["RouteDecisionDto"][];
             gateway_name: string;
             is_sandbox: boolean;
             /** @description The payment attempt, `""` for other events */
@@ -2235,7 +2257,10 @@ export interface components {
              *     }
              */
             settings: {
-                [key: string]: string | number;
+                [key: string]: string | number | boolean | {
+                    gateway: string;
+                    weight?: number;
+                }[];
             };
             /**
              * @description Names of the secret settings that hold a value (secrets are write-only)
@@ -2412,7 +2437,7 @@ export interface components {
              * @description Taken when the gateway has no value; null: none, or one that `description` explains
              * @example 8000
              */
-            default: (string | null) | (number | null);
+            default: (string | null) | (number | null) | (boolean | null);
             /** @example The merchant id the bank issued. */
             description: string;
         };
@@ -2613,6 +2638,13 @@ export interface components {
             payment_type: "one_off" | "save_card" | "auto_debit";
             /** @description The gateway code that took the payment; empty before */
             settled_pg_code: string;
+            /**
+             * @description The gateway the payment was taken on: a routing gateway's member (contract §21), or the transaction's own gateway; empty until a payment succeeds
+             * @example mpgs-nbk
+             */
+            gateway_code: string;
+            /** @description A routing gateway's decisions for this transaction, oldest first (contract §21); [] otherwise */
+            routing: components["schemas"]["RouteDecisionDto"][];
             agreement: {
                 /**
                  * @description The merchant's agreement id.

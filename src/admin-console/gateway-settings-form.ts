@@ -27,7 +27,11 @@ export const driverFieldsetCss = (drivers: readonly GatewayDriver[]): string =>
 /** The form values of a stored gateway's settings (its own driver's fieldset; secrets stay empty). */
 export function settingsFormValues(pg: string, view: SettingsView): FormValues {
   return Object.fromEntries(
-    Object.entries(view.settings).map(([name, value]) => [settingField(pg, name), String(value)]),
+    Object.entries(view.settings).map(([name, value]) => [
+      settingField(pg, name),
+      // A routing gateway's routes are typed as JSON (contract §21).
+      Array.isArray(value) ? JSON.stringify(value) : String(value),
+    ]),
   );
 }
 

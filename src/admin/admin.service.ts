@@ -16,6 +16,8 @@ import { CASH_PG, type Gateway } from '../gateways/gateway.entity';
 import { GatewayDrivers, type GatewayDriver } from '../gateways/gateway-drivers';
 import { GatewaySettings } from '../gateways/gateway-settings';
 import { GATEWAY_DEFAULTS, GatewayInput, GatewaysService } from '../gateways/gateways.service';
+import { routeMemberProblems, type RouterFields } from '../routing/route-members';
+import { isRouter, routerSettings } from '../routing/router-settings';
 import { TransactionsService } from '../transactions/transactions.service';
 
 /** A new gateway: what must be given, the rest takes {@link GATEWAY_DEFAULTS}. */
@@ -60,13 +62,15 @@ export class AdminService {
     checkGatewayKind(full);
     checkDriverAllows(driver, full);
     const stored = { settings: null, secrets: null };
-    return this.gateways.create({
+    const created: GatewayInput = {
       ...full,
       ...this.settings.change(driver, { code: full.code, pg: full.pg, type: full.type, stored }, settings),
       currencies: unique(full.currencies.map((c) => c.toUpperCase())),
       feeFixed: canonicalDecimal(full.feeFixed),
       feePercent: canonicalDecimal(full.feePercent),
-    });
+    };
+    await this.requireRoutableMembers(created);
+    return this.gateways.create(created);
   }
 
   /**
@@ -101,11 +105,21 @@ export class AdminService {
       changes = { ...changes, currencies: unique(changes.currencies.map((c) => c.toUpperCase())) };
     }
     checkGatewayKind({ ...gateway, ...changes });
+    await this.requireRoutableMembers({ ...gateway, ...changes });
     if (changes.feeFixed !== undefined)
       changes = { ...changes, feeFixed: canonicalDecimal(changes.feeFixed) };
     if (changes.feePercent !== undefined)
       changes = { ...changes, feePercent: canonicalDecimal(changes.feePercent) };
     return this.gateways.update(code, changes);
+  }
+
+  /** A routing gateway's routes must name gateways that can honour it (contract §21): 400 under `settings.routes`. */
+  private async requireRoutableMembers(gateway: RouterFields & { pg: string }): Promise<void> {
+    if (!isRouter(gateway)) return;
+    const codes = routerSettings(gateway.settings ?? null).routes.map((route) => route.gateway);
+    const members = await this.gateways.findByCodes(codes);
+    const problems = routeMemberProblems(gateway, members, (pg) => this.drivers.find(pg)?.flow ?? null);
+    if (problems.length > 0) throw new FieldErrors({ settings: { routes: problems } });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Gateway } from './gateway.entity';
+import type { SettingValue } from './setting-value';
 
 /**
  * The driver catalogue (contract §20 "Driver catalogue" and "Configuring a driver"): the drivers a
@@ -12,9 +13,18 @@ import type { Gateway } from './gateway.entity';
 /** How the customer pays through a driver. */
 export type DriverFlow = 'card_form' | 'redirect' | 'offline';
 export type DriverOperation = 'capture' | 'void' | 'refund' | 'partial_capture' | 'partial_refund';
-/** What a setting's value must look like (checked in settings-validation.ts). */
-export type SettingKind = 'text' | 'url' | 'integer';
-export type SettingValue = string | number;
+/**
+ * What a setting's value must look like (checked in settings-validation.ts): `routes` is a routing
+ * gateway's list of member gateways (contract §21).
+ */
+export type SettingKind = 'text' | 'url' | 'integer' | 'boolean' | 'routes';
+export {
+  ROUTES_MAX,
+  ROUTE_WEIGHT_MAX,
+  ROUTE_WEIGHT_MIN,
+  type RouteValue,
+  type SettingValue,
+} from './setting-value';
 
 export interface DriverSetting {
   name: string;
@@ -22,7 +32,7 @@ export interface DriverSetting {
   /** Write-only: stored encrypted, never shown (contract §20 "Secrets are write-only"). */
   secret: boolean;
   /** Taken when the gateway has no value; `null`: none (or one that depends on the gateway, see `description`). */
-  default: SettingValue | null;
+  default: string | number | boolean | null;
   kind: SettingKind;
   /** Exact length in characters, when the provider fixes one. */
   length?: number;
@@ -30,6 +40,8 @@ export interface DriverSetting {
   origin?: boolean;
   min?: number;
   max?: number;
+  /** A `text` setting that takes one of these values only. */
+  choices?: readonly string[];
   description: string;
 }
 

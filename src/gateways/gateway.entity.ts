@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { JsonColumn, MoneyColumn, TimestampColumn } from '../database/columns';
 import { LIMITS } from '../common/validation/limits';
+import type { SettingValue } from './setting-value';
 
 export const GATEWAY_TYPES = ['sandbox', 'production'] as const;
 
@@ -75,7 +76,7 @@ export class Gateway {
    * through GatewaySettings, which applies the driver's defaults.
    */
   @JsonColumn({ nullable: true })
-  settings: Record<string, string | number> | null;
+  settings: Record<string, SettingValue> | null;
 
   /** The driver's secret settings, each encrypted (secrets-cipher.ts): name → `v1.<key id>.…`; null: none. */
   @JsonColumn({ nullable: true })

@@ -5,6 +5,7 @@ import { FieldErrors, NotFound } from '../common/errors/domain-errors';
 import { REFERENCE_DATA_TTL_MS, TtlCache } from '../common/cache/ttl-cache';
 import { isUniqueViolation } from '../database/db-values';
 import { UnitOfWork } from '../database/unit-of-work';
+import type { SettingValue } from './gateway-drivers';
 import { Gateway, GatewayFlow, GatewayOperation, GatewayType } from './gateway.entity';
 
 export interface GatewayInput {
@@ -25,7 +26,7 @@ export interface GatewayInput {
   /** Shown to the customer on the payment page (cash gateways: where and how to pay). */
   instructions: string;
   /** The driver's plain settings (contract §20); absent: none. */
-  settings?: Record<string, string | number> | null;
+  settings?: Record<string, SettingValue> | null;
   /** The driver's secrets, already encrypted (SecretsCipher); absent: none. */
   secrets?: Record<string, string> | null;
 }

@@ -1,6 +1,14 @@
 import { FieldErrors } from '../common/errors/domain-errors';
 import { LIMITS } from '../common/validation/limits';
-import type { DriverSetting, GatewayDriver, SettingValue } from './gateway-drivers';
+import {
+  ROUTES_MAX as MAX_ROUTES,
+  ROUTE_WEIGHT_MAX,
+  ROUTE_WEIGHT_MIN,
+  type DriverSetting,
+  type GatewayDriver,
+  type RouteValue,
+  type SettingValue,
+} from './gateway-drivers';
 
 /** The longest text a setting may hold (ids, names, passwords, keys). */
 export const SETTING_TEXT_MAX = 1000;
@@ -59,12 +67,13 @@ export function changeSettings(
       continue;
     }
     const checked = checkValue(setting, value, isSandbox);
-    if (typeof checked === 'object') {
+    if (isRefusal(checked)) {
       errors[key] = checked.errors;
       continue;
     }
     if (setting.secret) {
-      secrets[key] = String(checked);
+      // Secrets are text settings: never a list of routes.
+      secrets[key] = Array.isArray(checked) ? JSON.stringify(checked) : String(checked);
       secretNames.add(key);
     } else settings[key] = checked;
   }
@@ -75,12 +84,15 @@ export function changeSettings(
     // A kept value is checked again: the gateway's type may have changed (http URLs).
     else if (!setting.secret && present && !(setting.name in secrets)) {
       const again = checkValue(setting, settings[setting.name], isSandbox);
-      if (typeof again === 'object') errors[setting.name] = again.errors;
+      if (isRefusal(again)) errors[setting.name] = again.errors;
     }
   }
   if (Object.keys(errors).length > 0) throw new FieldErrors({ settings: errors });
   return { settings, secrets, removedSecrets };
 }
+
+const isRefusal = (checked: SettingValue | { errors: string[] }): checked is { errors: string[] } =>
+  typeof checked === 'object' && !Array.isArray(checked);
 
 /** The value to store, or the messages that refuse it. */
 function checkValue(
@@ -89,7 +101,12 @@ function checkValue(
   isSandbox: boolean,
 ): SettingValue | { errors: string[] } {
   if (setting.kind === 'integer') return checkInteger(setting, value);
+  if (setting.kind === 'boolean') return checkBoolean(value);
+  if (setting.kind === 'routes') return checkRoutes(value);
   if (typeof value !== 'string') return { errors: ['Not a valid string.'] };
+  if (setting.choices && !setting.choices.includes(value)) {
+    return { errors: [`"${value}" is not a valid choice: ${setting.choices.join(', ')}.`] };
+  }
   if (value.trim() === '') return { errors: ['This field may not be blank.'] };
   if (setting.length !== undefined && [...value].length !== setting.length) {
     return { errors: [`Ensure this field has exactly ${setting.length} characters.`] };
@@ -118,6 +135,65 @@ function checkInteger(setting: DriverSetting, value: unknown): number | { errors
     return { errors: [`Ensure this value is less than or equal to ${setting.max}.`] };
   }
   return number;
+}
+
+/** `true`/`false`, also as the text a form sends. */
+function checkBoolean(value: unknown): boolean | { errors: string[] } {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  return { errors: ['Must be a valid boolean.'] };
+}
+
+/**
+ * A routing gateway's `routes` (contract §21): 1 to {@link MAX_ROUTES} routes, each
+ * `{"gateway": "<code>", "weight": 1–100}` (weight optional), no gateway twice. A form sends the
+ * list as JSON text. Whether each gateway may be a member is the admin's check (it reads them).
+ */
+function checkRoutes(value: unknown): RouteValue[] | { errors: string[] } {
+  let list = value;
+  if (typeof value === 'string') {
+    try {
+      list = JSON.parse(value);
+    } catch {
+      return {
+        errors: ['Enter the routes as a JSON list, such as [{"gateway": "mpgs-a"}, {"gateway": "stripe"}].'],
+      };
+    }
+  }
+  if (!Array.isArray(list)) return { errors: [`Expected a list of items but got type "${typeName(list)}".`] };
+  if (list.length < 1) return { errors: ['Name at least one route.'] };
+  if (list.length > MAX_ROUTES)
+    return { errors: [`Ensure this field has no more than ${MAX_ROUTES} routes.`] };
+  const errors: string[] = [];
+  const routes: RouteValue[] = [];
+  list.forEach((item: unknown, i) => {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      errors.push(`Route ${i + 1}: expected {"gateway": "<code>", "weight": <1-100>}.`);
+      return;
+    }
+    const { gateway, weight, ...rest } = item as Record<string, unknown>;
+    const unknown = Object.keys(rest);
+    if (unknown.length > 0) errors.push(`Route ${i + 1}: "${unknown[0]}" is not a field of a route.`);
+    if (typeof gateway !== 'string' || gateway.trim() === '') {
+      errors.push(`Route ${i + 1}: "gateway" must name a gateway code.`);
+      return;
+    }
+    if (
+      weight !== undefined &&
+      (typeof weight !== 'number' ||
+        !Number.isInteger(weight) ||
+        weight < ROUTE_WEIGHT_MIN ||
+        weight > ROUTE_WEIGHT_MAX)
+    ) {
+      errors.push(
+        `Route ${i + 1}: "weight" must be an integer from ${ROUTE_WEIGHT_MIN} to ${ROUTE_WEIGHT_MAX}.`,
+      );
+    }
+    if (routes.some((route) => route.gateway === gateway))
+      errors.push(`Gateway "${gateway}" is routed to twice.`);
+    routes.push(weight === undefined ? { gateway } : { gateway, weight: weight as number });
+  });
+  return errors.length > 0 ? { errors } : routes;
 }
 
 function urlProblem(value: string, isSandbox: boolean): string | null {

@@ -62,6 +62,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Route decisions of routing gateways (contract §21): started, unavailable, skipped_unhealthy. */
+  readonly routeAttempts = new Counter({
+    name: 'checkout_route_attempts_total',
+    help: 'Route decisions of routing gateways by router, member gateway and outcome',
+    labelNames: ['router', 'gateway', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** 1 while a route's circuit is closed (or ready for its trial), 0 while it is skipped, as this replica last saw it. */
+  readonly routeHealthy = new Gauge({
+    name: 'checkout_route_healthy',
+    help: 'Whether a routing gateway sends payments to a member gateway (1) or skips it as unhealthy (0)',
+    labelNames: ['router', 'gateway'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -17,7 +17,7 @@ import type { ProviderOperation } from '../payments/provider-operation.entity';
 import { confirmedChange, refundBase } from '../payments/confirmed-operation';
 import { nextState, type Trigger } from '../transactions/state-machine';
 import { isPayable } from '../transactions/transaction-state';
-import type { Transaction } from '../transactions/transaction.entity';
+import { takenOnGateway, type Transaction } from '../transactions/transaction.entity';
 import { ATTEMPT_HOLDS_IT, TransactionsService } from '../transactions/transactions.service';
 import { TransitionService, type AmountChanges } from '../transactions/transition.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -341,9 +341,10 @@ export class OperationsService {
     trackingKey: string | null,
     waitUntil: number,
   ): Promise<Transaction | null> {
-    const gateway = await this.gateways.findByCode(tx.pgCode);
+    const code = takenOnGateway(tx);
+    const gateway = await this.gateways.findByCode(code);
     const bound = gateway ? await this.adapters.bind(gateway) : null;
-    if (!gateway || !bound) throw new OperationRefused(`Gateway "${tx.pgCode}" cannot ${operation} here.`);
+    if (!gateway || !bound) throw new OperationRefused(`Gateway "${code}" cannot ${operation} here.`);
     const partial = !new Money(amount).eq(tx.amount);
     if (partial) await this.refuseUnsupported(tx, operation, true);
     const claim = await this.settlement.claim(tx, { operation, amount, trackingKey });
@@ -385,7 +386,7 @@ export class OperationsService {
    * 0.005 KWD refund) → 400 with the rule under `amount`, before anything is stored or sent.
    */
   private async refuseUnmovable(tx: Transaction, plan: Plan): Promise<void> {
-    const gateway = await this.gateways.lookup(tx.pgCode);
+    const gateway = await this.gateways.lookup(takenOnGateway(tx));
     const problem = gateway ? this.drivers.amountProblem(gateway.pg, plan.amount, tx.currencyCode) : null;
     if (problem) throw new AmountRefused(problem);
   }
@@ -399,7 +400,7 @@ export class OperationsService {
     operation: FollowUpOperation,
     partial = false,
   ): Promise<void> {
-    const gateway = await this.gateways.findByCode(tx.pgCode);
+    const gateway = await this.gateways.findByCode(takenOnGateway(tx));
     const driver = gateway ? this.drivers.find(gateway.pg) : null;
     if (!gateway || !driver) return;
     const needed: DriverOperation = partial && operation !== 'void' ? `partial_${operation}` : operation;

@@ -174,6 +174,8 @@ export class AttemptSettlement {
           trigger,
           settles: left ? undefined : attempt.referenceNumber,
           amounts: trigger === 'attempt_paid' ? { paidAmount: attempt.amount } : undefined,
+          // The gateway that took it (contract §21: a routing gateway's member): operations go there.
+          takenBy: answer.result === 'success' ? attempt.pgCode : undefined,
         });
         if (!change) throw new NotApplied();
         // Saved before the event, which carries it (the webhook's `token`).

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
 import { GatewaysService } from '../gateways/gateways.service';
 import type { EventDetails } from '../transactions/events/event-payload';
-import type { Transaction } from '../transactions/transaction.entity';
+import { takenOnGateway, type Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
 import { TransitionService } from '../transactions/transition.service';
 import { ProviderCallFailed, type FollowUpOperation, type FollowUpOutcome } from './adapters/gateway-adapter';
@@ -115,7 +115,8 @@ export class OperationSettlement {
       operation: request.operation,
       amount: new Money(request.amount).toFixed(),
       currencyCode: tx.currencyCode,
-      pgCode: tx.pgCode,
+      // The gateway that took the payment (contract §21: a routing gateway's member).
+      pgCode: attempt?.pgCode ?? takenOnGateway(tx),
       referenceNumber: attempt?.referenceNumber ?? '',
       operationKey: `op_${randomHex(16)}`,
       trackingKey: request.trackingKey ?? null,

@@ -11,7 +11,9 @@ import { InquiryController } from './inquiry.controller';
 import { CashPaymentController } from './cash-payment.controller';
 import { CashPaymentService } from './cash-payment.service';
 import { InquiryService } from './inquiry.service';
+import { RoutingModule } from '../routing/routing.module';
 import { TransactionsModule } from '../transactions/transactions.module';
+import { GatewayRouting } from './gateway-routing';
 import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
 import { PaymentAttempt } from './payment-attempt.entity';
@@ -43,6 +45,7 @@ import { ProviderOperationsRepository } from './provider-operations.repository';
     CurrenciesModule,
     EventsModule,
     IdempotencyModule,
+    RoutingModule,
   ],
   controllers: [
     TestHelpersController,
@@ -56,6 +59,7 @@ import { ProviderOperationsRepository } from './provider-operations.repository';
     // Each gateway's driver settings (src/gateways/ stores them; tests may override the token).
     { provide: DRIVER_SETTINGS, useClass: StoredDriverSettings },
     RedirectPayments,
+    GatewayRouting,
     ProviderQuestions,
     ReconciliationService,
     GatewayAdapters,

@@ -21,6 +21,7 @@ import { CardsRepository } from '../cards/cards.repository';
 import type { AttemptOutcome, PayInput, ProviderData } from './adapters/gateway-adapter';
 import { GatewayAdapters, type BoundDriver } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
+import { isRouter, routerSettings } from '../routing/router-settings';
 import { attemptOn, PaymentAttempt, type AttemptCard } from './payment-attempt.entity';
 import { PaymentAttemptsRepository, type StoredAnswer } from './payment-attempts.repository';
 import { newReferenceNumber } from './reference-numbers';
@@ -194,15 +195,24 @@ export class PaymentsService {
       throw new BadRequest(`Gateway "${gateway.code}" takes cash: the merchant acknowledges the payment.`);
     }
     if (!isPayable(opened.state)) throw notPayable(opened);
-    const bound = await this.adapters.bind(gateway);
+    const chargedOn = await this.chargedGateway(gateway, request.payWith);
+    const bound = await this.adapters.bind(chargedOn);
     if (!bound) throw new BadRequest(`Gateway "${gateway.code}" cannot take payments yet.`);
     if (bound.driver.flow === 'redirect' && !('savedCardToken' in request.payWith)) {
       throw new BadRequest(`Gateway "${gateway.code}" takes the card on its own payment page.`);
     }
-    const { charge, keep } = await this.chargeFor(request.payWith, opened, gateway);
+    const { charge, keep } = await this.chargeFor(request.payWith, opened, chargedOn);
 
-    const { attempt, transaction } = await this.claim(opened, keep, undefined, deadline);
-    const answer = await this.callGateway(bound, gateway, attempt, transaction, charge, keep.save, deadline);
+    const { attempt, transaction } = await this.claim(opened, keep, undefined, deadline, chargedOn.code);
+    const answer = await this.callGateway(
+      bound,
+      chargedOn,
+      attempt,
+      transaction,
+      charge,
+      keep.save,
+      deadline,
+    );
     await this.recordAnswer(attempt, answer);
     return {
       transaction: await this.settle(attempt, answer, transaction),
@@ -227,6 +237,19 @@ export class PaymentsService {
   }
 
   /**
+   * The gateway a charge runs on: the transaction's own, or — a saved card on a routing gateway
+   * (contract §21) — the member that tokenized the card, one of the router's routes: the card is
+   * the member's, and its charge never fails over.
+   */
+  private async chargedGateway(gateway: Gateway, payWith: PaymentCard): Promise<Gateway> {
+    if (!isRouter(gateway) || !('savedCardToken' in payWith)) return gateway;
+    const saved = await this.cards.findByToken(payWith.savedCardToken);
+    const routes = routerSettings(gateway.settings).routes.map((route) => route.gateway);
+    if (!saved || !routes.includes(saved.pgCode)) return gateway;
+    return (await this.gateways.findByCode(saved.pgCode)) ?? gateway;
+  }
+
+  /**
    * What the gateway charges and what the attempt keeps of the card (contract §15). A typed card is
    * saved when asked to or when the transaction's payment_type says so — only for a customer, on a
    * tokenizable gateway. A saved card must be the transaction's customer's, on its gateway, and
@@ -239,7 +262,7 @@ export class PaymentsService {
   ): Promise<{ charge: PayInput['card']; keep: AttemptCard }> {
     if ('savedCardToken' in payWith) {
       const saved = await this.cards.findByToken(payWith.savedCardToken);
-      if (!saved || !tx.customerId || saved.customerId !== tx.customerId || saved.pgCode !== tx.pgCode) {
+      if (!saved || !tx.customerId || saved.customerId !== tx.customerId || saved.pgCode !== gateway.code) {
         throw new FieldErrors({
           token: ["No saved card with this token belongs to this transaction's customer and gateway."],
         });
@@ -298,15 +321,18 @@ export class PaymentsService {
    * than have it ended: a redirect pick of the same gateway whose provider session is still open,
    * when another pick (a second replica, a double click) claimed it at the same moment (contract
    * §20, docs/decisions.md). The claim is then refused at once, with the transaction as it is now.
+   * `gatewayCode`: the gateway the attempt runs on — the transaction's own, or the member a routing
+   * gateway chose (contract §21), which its return, notifications and operations then go to.
    */
   async claim(
     opened: Transaction,
     card: AttemptCard | null,
     keepsHolder?: (holder: PaymentAttempt) => Promise<boolean>,
     deadline: number = providerDeadline(),
+    gatewayCode: string = opened.pgCode,
   ): Promise<Claimed> {
     for (let round = 1; ; round++) {
-      const claimed = await this.tryClaim(opened.id, card);
+      const claimed = await this.tryClaim(opened.id, card, gatewayCode);
       if (claimed) return claimed;
       await this.afterRefusedClaim(opened.sessionId, round, deadline, keepsHolder);
     }
@@ -334,13 +360,17 @@ export class PaymentsService {
    * in flight, the attempt row (for the amount stored now, never anything the browser sent), and a
    * saved card's use. Null when the transaction cannot be claimed.
    */
-  private async tryClaim(transactionId: string, card: AttemptCard | null): Promise<Claimed | null> {
+  private async tryClaim(
+    transactionId: string,
+    card: AttemptCard | null,
+    gatewayCode: string,
+  ): Promise<Claimed | null> {
     const referenceNumber = newReferenceNumber();
     const now = new Date();
     return this.uow.run(async (manager) => {
       const transaction = await this.transitions.claim(manager, transactionId, referenceNumber, now);
       if (!transaction) return null;
-      const attempt = newAttempt(referenceNumber, transaction, card, now);
+      const attempt = newAttempt(referenceNumber, { ...transaction, pgCode: gatewayCode }, card, now);
       await this.attempts.insert(attempt, manager);
       // A saved card charged (page or auto-debit) counts as used now, whatever the outcome, and
       // for the transaction's agreement when it has one (contract §15: most recently used first).

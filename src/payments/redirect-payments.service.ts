@@ -6,6 +6,7 @@ import { BadRequest, FieldErrors, NotFound, ServiceUnavailable } from '../common
 import { AppConfig } from '../config/app-config';
 import type { Gateway } from '../gateways/gateway.entity';
 import { GatewaysService } from '../gateways/gateways.service';
+import { isRouter, routerSettings } from '../routing/router-settings';
 import { isPayable, isSavingPaymentType } from '../transactions/transaction-state';
 import type { Transaction } from '../transactions/transaction.entity';
 import { TransactionsService } from '../transactions/transactions.service';
@@ -23,6 +24,7 @@ import {
 } from './adapters/gateway-adapter';
 import { GatewayAdapters } from './adapters/gateway-adapters';
 import { AttemptSettlement } from './attempt-settlement';
+import { GatewayRouting } from './gateway-routing';
 import type { AttemptCard, PaymentAttempt } from './payment-attempt.entity';
 import { PaymentAttemptsRepository } from './payment-attempts.repository';
 import { AttemptRefused, isSessionAttempt, notPayable, PaymentsService } from './payments.service';
@@ -88,6 +90,15 @@ function paramsDigest(params: Record<string, string>): string {
   return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url').slice(0, 16);
 }
 
+/**
+ * How long a routing gateway's start on one route may take when another route could follow: half
+ * of what is left of the pick's deadline, so a route that hangs leaves the next one time to start
+ * (contract §21: the whole choice answers within §17's 10 s). The last route takes what is left.
+ */
+function routeDeadline(deadline: number, last: boolean, now: number = Date.now()): number {
+  return last ? deadline : now + Math.max(0, Math.floor((deadline - now) / 2));
+}
+
 /** What one pick of a redirect gateway works with. */
 interface Pick {
   gateway: Gateway;
@@ -96,6 +107,9 @@ interface Pick {
   /** The shared deadline of the pick's provider calls (epoch ms). */
   deadline: number;
 }
+
+/** The pick for an attempt's gateway code, or null when this pick does not cover that gateway. */
+type PickOf = (code: string) => Promise<Pick | null>;
 
 /**
  * Payments through a provider's own page (contract §20, flow `redirect`), on the durable attempt of
@@ -128,6 +142,7 @@ export class RedirectPayments implements OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly cards: CardsRepository,
     private readonly questions: ProviderQuestions,
+    private readonly routing: GatewayRouting,
   ) {}
 
   /** Whether the gateway's driver sends the customer to the provider's page. */
@@ -138,6 +153,14 @@ export class RedirectPayments implements OnModuleDestroy {
 
   /** The origins of the gateway's payment page (for the CSP of a page whose form leads there). */
   async pageOrigins(gateway: Gateway): Promise<string[]> {
+    if (isRouter(gateway)) {
+      // Any route may take the payment: the page may lead to each of their providers.
+      const members = await this.gateways.findByCodes(
+        routerSettings(gateway.settings).routes.map((r) => r.gateway),
+      );
+      const origins = await Promise.all(members.filter((m) => !isRouter(m)).map((m) => this.pageOrigins(m)));
+      return [...new Set(origins.flat())];
+    }
     const bound = await this.adapters.bind(gateway);
     if (!bound || !isRedirectDriver(bound.driver) || !bound.driver.pageOrigins) return [];
     return bound.driver.pageOrigins({ gateway, settings: bound.settings });
@@ -158,28 +181,131 @@ export class RedirectPayments implements OnModuleDestroy {
   async start(sessionId: string, pgCode: string, saveCard = false): Promise<CustomerDestination> {
     const deadline = providerDeadline();
     const { transaction: opened, gateway } = await this.payments.open(sessionId, pgCode);
+    if (isRouter(gateway)) return this.routedStart(opened, gateway, saveCard, deadline);
     const bound = await this.adapters.bind(gateway);
     if (!bound || !isRedirectDriver(bound.driver)) throw new NotFound();
     const pick: Pick = { gateway, driver: bound.driver, settings: bound.settings, deadline };
     if (!isPayable(opened.state)) throw notPayable(opened);
     const save = await this.saveRequest(opened, gateway, saveCard);
-    const resumed = await this.resumeOrSetAside(opened, pick, save !== null);
+    const picks: PickOf = (code) => Promise.resolve(code === gateway.code ? pick : null);
+    const resumed = await this.resumeOrSetAside(opened, picks, save !== null, deadline);
+    if (resumed) return resumed;
+    const started = await this.startOn(opened, pick, picks, save, deadline);
+    if (started.kind === 'not_started') throw new ServiceUnavailable();
+    return started.destination;
+  }
+
+  /**
+   * The customer picked a routing gateway (contract §21): their open session on any of its routes
+   * is resumed as on any gateway; otherwise the payment starts on the first route of the router's
+   * plan that takes it. A route whose start fails before the customer reached its provider (no
+   * money can have moved: the attempt is released) is recorded `unavailable` and the next route is
+   * started at once, within the pick's shared deadline; a route whose circuit is open is skipped
+   * unless every route's is. Nothing else fails over: a claim refused, a save refused, an outcome
+   * that may have taken money are answered as on any gateway.
+   */
+  private async routedStart(
+    opened: Transaction,
+    router: Gateway,
+    saveCard: boolean,
+    deadline: number,
+  ): Promise<CustomerDestination> {
+    if (!isPayable(opened.state)) throw notPayable(opened);
+    // The router's own rules first (a customer, a tokenizing router): the same 400s as any gateway.
+    const saving = (await this.saveRequest(opened, router, saveCard)) !== null;
+    const routes = routerSettings(router.settings).routes.map((route) => route.gateway);
+    const known = new Map<string, Promise<Pick | null>>();
+    const picks: PickOf = (code) => {
+      if (!routes.includes(code)) return Promise.resolve(null);
+      if (!known.has(code)) known.set(code, this.memberPick(code, opened, deadline));
+      return known.get(code)!;
+    };
+    const resumed = await this.resumeOrSetAside(opened, picks, saving, deadline);
     if (resumed) return resumed;
 
+    const plan = await this.routing.plan(router);
+    const anyUsable = plan.routes.some((route) => route.state !== 'open');
+    let tried = 0;
+    for (const [i, route] of plan.routes.entries()) {
+      if (tried > 0 && !plan.settings.failover) break;
+      // Every route unhealthy: the first is tried anyway (never a refusal without trying).
+      const forced = !anyUsable && i === 0;
+      if (!forced && route.state === 'open') {
+        await this.routing.skipped(plan, route.gateway, opened.id);
+        continue;
+      }
+      if (!forced && route.state === 'trial' && !(await this.routing.takeTrial(plan, route.gateway))) {
+        await this.routing.skipped(plan, route.gateway, opened.id);
+        continue;
+      }
+      tried++;
+      const pick = await picks(route.gateway);
+      if (!pick) {
+        // Deleted, deactivated or no longer taking the currency since the router was saved.
+        await this.routing.unavailable(plan, route.gateway, opened.id, null);
+        continue;
+      }
+      const save = saving ? await this.saveRequest(opened, pick.gateway, true) : null;
+      const last = i === plan.routes.length - 1 || !plan.settings.failover;
+      const started = await this.startOn(opened, pick, picks, save, routeDeadline(deadline, last));
+      // Another pick of this transaction started a session meanwhile: the customer goes there.
+      if (started.kind === 'resumed') return started.destination;
+      if (started.kind === 'started') {
+        await this.routing.started(plan, route.gateway, opened.id, started.referenceNumber);
+        return started.destination;
+      }
+      await this.routing.unavailable(plan, route.gateway, opened.id, started.referenceNumber);
+      if (Date.now() >= deadline) break;
+    }
+    throw new ServiceUnavailable();
+  }
+
+  /** A routing gateway's member as a pick: active, taking the transaction's currency, with a redirect driver. */
+  private async memberPick(code: string, tx: Transaction, deadline: number): Promise<Pick | null> {
+    const gateway = await this.gateways.findByCode(code);
+    if (!gateway || !gateway.isActive || isRouter(gateway) || !gateway.currencies.includes(tx.currencyCode))
+      return null;
+    const bound = await this.adapters.bind(gateway).catch((error: unknown) => {
+      this.logger.warn({ err: error, gateway: code }, 'A routed gateway cannot be used now');
+      return null;
+    });
+    if (!bound || !isRedirectDriver(bound.driver)) return null;
+    return { gateway, driver: bound.driver, settings: bound.settings, deadline };
+  }
+
+  /**
+   * Claims the transaction for a new attempt on `pick`'s gateway and creates the provider's session:
+   * the customer's destination, or `not_started` when the provider did not start it (the attempt is
+   * released: the customer never got the session, nothing can be paid on it). `startDeadline` bounds
+   * the provider's call (a routing gateway keeps time for its next route).
+   */
+  private async startOn(
+    opened: Transaction,
+    pick: Pick,
+    picks: PickOf,
+    save: SaveCardRequest | null,
+    startDeadline: number,
+  ): Promise<
+    | { kind: 'started'; destination: CustomerDestination; referenceNumber: string }
+    | { kind: 'resumed'; destination: CustomerDestination }
+    | { kind: 'not_started'; referenceNumber: string }
+  > {
+    const { gateway, deadline } = pick;
     let claimed;
     try {
       claimed = await this.payments.claim(
         opened,
         save ? CARD_TO_BE_DESCRIBED : null,
-        async (holder) => (await this.resumable(holder, pick, save !== null)) !== null,
+        async (holder) => (await this.resumable(holder, picks, save !== null)) !== null,
         deadline,
+        gateway.code,
       );
     } catch (error) {
       // Another pick of this gateway claimed it at the same moment (a second replica, a double
       // click): the customer goes to that attempt's session, never to a second one.
       if (!(error instanceof AttemptRefused)) throw error;
-      const same = await this.resumeHolder(error.transaction, pick, save !== null);
-      if (same) return same;
+      const same = await this.resumeHolder(error.transaction, picks, save !== null);
+      if (same) return { kind: 'resumed', destination: same };
       throw error;
     }
     const { attempt, transaction } = claimed;
@@ -187,8 +313,8 @@ export class RedirectPayments implements OnModuleDestroy {
     try {
       started = await pick.driver.start({
         gateway,
-        settings: bound.settings,
-        deadline,
+        settings: pick.settings,
+        deadline: Math.min(deadline, startDeadline),
         referenceNumber: attempt.referenceNumber,
         amount: attempt.amount,
         currencyCode: attempt.currencyCode,
@@ -199,12 +325,15 @@ export class RedirectPayments implements OnModuleDestroy {
         ...(save ? { saveCard: save } : {}),
       });
     } catch (error) {
-      this.logger.error({ err: error, driver: pick.driver.name }, 'The provider did not start a payment');
+      this.logger.error(
+        { err: error, driver: pick.driver.name, gateway: gateway.code },
+        'The provider did not start a payment',
+      );
       await this.settlement.release(attempt);
-      throw new ServiceUnavailable();
+      return { kind: 'not_started', referenceNumber: attempt.referenceNumber };
     }
     await this.attempts.storeProvider(attempt.referenceNumber, started.provider);
-    return started.destination;
+    return { kind: 'started', destination: started.destination, referenceNumber: attempt.referenceNumber };
   }
 
   /**
@@ -216,16 +345,17 @@ export class RedirectPayments implements OnModuleDestroy {
    */
   private async resumeOrSetAside(
     tx: Transaction,
-    pick: Pick,
+    picks: PickOf,
     save: boolean,
+    deadline: number,
   ): Promise<CustomerDestination | null> {
     for (const attempt of await this.attempts.listUnsettled(tx.id)) {
       const holding = tx.attemptInFlight === attempt.referenceNumber;
       if ((!holding && attempt.leftAt === null) || !isSessionAttempt(attempt)) continue;
-      const destination = await this.resumable(attempt, pick, save);
+      const destination = await this.resumable(attempt, picks, save);
       if (destination && (holding || (await this.payments.resumeLeft(tx, attempt)))) return destination;
-      if (holding) await this.setAside(attempt, pick.deadline);
-      else await this.endLeft(attempt, pick.deadline);
+      if (holding) await this.setAside(attempt, deadline);
+      else await this.endLeft(attempt, deadline);
     }
     return null;
   }
@@ -469,12 +599,12 @@ export class RedirectPayments implements OnModuleDestroy {
   /** The session of the attempt holding `tx`, when {@link resumable}. */
   private async resumeHolder(
     tx: Transaction,
-    pick: Pick,
+    picks: PickOf,
     save: boolean,
   ): Promise<CustomerDestination | null> {
     if (!tx.attemptInFlight) return null;
     const holder = await this.attempts.findByReference(tx.attemptInFlight);
-    return holder ? this.resumable(holder, pick, save) : null;
+    return holder ? this.resumable(holder, picks, save) : null;
   }
 
   /**
@@ -486,11 +616,13 @@ export class RedirectPayments implements OnModuleDestroy {
    */
   private async resumable(
     attempt: PaymentAttempt,
-    pick: Pick,
+    picks: PickOf,
     save: boolean,
   ): Promise<CustomerDestination | null> {
     const destination = attempt.provider ? storedDestination(attempt.provider) : null;
-    if (attempt.pgCode !== pick.gateway.code || attempt.result !== 'pending' || !destination) return null;
+    if (attempt.result !== 'pending' || !destination) return null;
+    const pick = await picks(attempt.pgCode);
+    if (!pick) return null;
     if ((attempt.card?.save ?? false) !== save) return null;
     let known;
     try {

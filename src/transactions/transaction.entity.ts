@@ -70,6 +70,13 @@ export class Transaction {
   @Column({ name: 'pg_code', type: 'varchar', length: LIMITS.gatewayCode })
   pgCode: string;
 
+  /**
+   * The gateway that took the payment (contract §21): a routing gateway's member, or the
+   * transaction's own gateway; null until a payment succeeds. Capture, void and refund go there.
+   */
+  @Column({ name: 'gateway_code', type: 'varchar', length: 64, nullable: true })
+  gatewayCode: string | null;
+
   @Column({ type: 'varchar', length: 16 })
   operation: GatewayOperation;
 
@@ -220,3 +227,11 @@ export class Transaction {
   @Column({ name: 'event_sequence', type: 'int', default: 0 })
   eventSequence: number;
 }
+
+/**
+ * The gateway a transaction's payment was taken on (contract §21): a routing gateway's member, or
+ * the transaction's own gateway (also for payments taken before `gateway_code` existed). Capture,
+ * void and refund go there.
+ */
+export const takenOnGateway = (tx: Pick<Transaction, 'gatewayCode' | 'pgCode'>): string =>
+  tx.gatewayCode ?? tx.pgCode;

@@ -2,6 +2,7 @@ import { attachmentUrl } from '../attachments/attachments.service';
 import { computeFee, formatAmount } from '../common/money/money';
 import { formatDuration } from '../common/time/duration';
 import type { Gateway } from '../gateways/gateway.entity';
+import type { RouteDecisionView } from '../routing/route-decisions.repository';
 import { gatewaySummary } from '../gateways/gateway-summary';
 import type { PaymentMethodDto, TransactionDto } from './dto/transaction.dto';
 import type { Transaction } from './transaction.entity';
@@ -11,6 +12,8 @@ import { SETTLED_STATES } from './transaction-state';
 /** Everything a representation needs beside the row itself. */
 export interface RepresentationContext {
   gateway: Gateway | null;
+  /** A routing gateway's decisions for the transaction (contract §21); none otherwise. */
+  routing?: readonly RouteDecisionView[];
   digits: number;
   publicBaseUrl: string;
 }
@@ -57,6 +60,8 @@ export function toTransactionDto(tx: Transaction, ctx: RepresentationContext): T
     language: tx.language,
     payment_type: tx.paymentType,
     settled_pg_code: SETTLED_STATES.includes(tx.state) ? tx.pgCode : '',
+    gateway_code: tx.gatewayCode ?? '',
+    routing: [...(ctx.routing ?? [])],
     agreement: tx.agreement,
     shortify_attachment_url: tx.shortifyAttachmentUrl,
     shortify_checkout_url: tx.shortifyCheckoutUrl,

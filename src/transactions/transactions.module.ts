@@ -6,6 +6,7 @@ import { CurrenciesModule } from '../currencies/currencies.module';
 import { EventsModule } from '../events/events.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { RoutingModule } from '../routing/routing.module';
 import { ShortLinksModule } from '../short-links/short-links.module';
 import { TransactionEvents } from './events/transaction-events';
 import { TransactionAttachments } from './transaction-attachment';
@@ -27,6 +28,7 @@ import { TransitionService } from './transition.service';
     AttachmentsModule,
     ShortLinksModule,
     IdempotencyModule,
+    RoutingModule,
   ],
   controllers: [TransactionsController],
   providers: [

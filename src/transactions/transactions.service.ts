@@ -15,6 +15,8 @@ import { Transaction } from './transaction.entity';
 import { mergeRequestFields, toRequestFields } from './request-fields';
 import { columnsFromInput } from './transaction-columns';
 import { toTransactionDto } from './transaction.mapper';
+import { RouteDecisionsRepository, toDecisionView } from '../routing/route-decisions.repository';
+import { isRouter } from '../routing/router-settings';
 import { isPayable, PAYABLE_STATES, type TransactionState } from './transaction-state';
 import type { StagedAttachment } from '../attachments/attachments.service';
 import {
@@ -67,6 +69,7 @@ export class TransactionsService {
     private readonly events: TransactionEvents,
     private readonly attachments: TransactionAttachments,
     private readonly uow: UnitOfWork,
+    private readonly routeDecisions: RouteDecisionsRepository,
   ) {}
 
   /**
@@ -221,7 +224,9 @@ export class TransactionsService {
       this.gateways.lookup(tx.pgCode),
       this.currencies.lookup(tx.currencyCode),
     ]);
-    return this.view(tx, { gateway, digits: currency?.digits ?? 2 });
+    // Only a routing gateway's transactions have decisions: no query for the others (the hot path).
+    const routing = isRouter(gateway) ? (await this.routeDecisions.list(tx.id)).map(toDecisionView) : [];
+    return this.view(tx, { gateway, digits: currency?.digits ?? 2, routing });
   }
 
   /** Whether deleting the gateway would orphan transactions (admin: deactivate instead). */
@@ -291,7 +296,7 @@ export class TransactionsService {
 
   private view(
     tx: Transaction,
-    ctx: { gateway: Parameters<typeof toTransactionDto>[1]['gateway']; digits: number },
+    ctx: Omit<Parameters<typeof toTransactionDto>[1], 'publicBaseUrl'>,
   ): TransactionView {
     return {
       body: toTransactionDto(tx, { ...ctx, publicBaseUrl: this.config.publicBaseUrl }),

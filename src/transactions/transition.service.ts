@@ -31,6 +31,8 @@ export interface TransitionInput {
    */
   settles?: string;
   amounts?: AmountChanges;
+  /** The gateway a payment succeeded on (`gateway_code`, contract §21), set with a successful attempt's change. */
+  takenBy?: string;
   now?: Date;
 }
 
@@ -96,7 +98,12 @@ export class TransitionService {
     } else {
       to = rule.to;
     }
-    const changes: Partial<Transaction> = { state: to, updatedAt: input.now ?? new Date(), ...input.amounts };
+    const changes: Partial<Transaction> = {
+      state: to,
+      updatedAt: input.now ?? new Date(),
+      ...input.amounts,
+      ...(input.takenBy !== undefined ? { gatewayCode: input.takenBy } : {}),
+    };
     const won = await this.transactions.transitionIf(
       tx.id,
       {

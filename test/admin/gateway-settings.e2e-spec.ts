@@ -70,7 +70,7 @@ describe('admin gateways: driver settings and secrets', () => {
       const drivers = res.body as { pg: string; settings: { name: string }[] }[];
       assert.deepEqual(
         drivers.map((d) => d.pg),
-        ['sandbox', 'cash', 'mpgs', 'knet', 'stripe'],
+        ['sandbox', 'cash', 'mpgs', 'knet', 'stripe', 'router'],
       );
       const byPg = Object.fromEntries(drivers.map((d) => [d.pg, d])) as Record<
         string,
@@ -370,7 +370,9 @@ describe('admin gateways: driver settings and secrets', () => {
       assert.equal(renamed.pg, 'mybank');
       assert.equal(renamed.name, 'Legacy bank');
       assert.deepEqual(await patch('legacy', { settings: { timeout_ms: 100 } }, 400), {
-        pg: ['"mybank" is not a gateway driver; use one of "sandbox", "cash", "mpgs", "knet", "stripe".'],
+        pg: [
+          '"mybank" is not a gateway driver; use one of "sandbox", "cash", "mpgs", "knet", "stripe", "router".',
+        ],
       });
       assert.equal((await patch('legacy', { pg: 'sandbox', settings: { timeout_ms: 100 } })).pg, 'sandbox');
     });

@@ -189,7 +189,9 @@ describe('admin gateways: GET, POST gateways/ and GET, PATCH, DELETE gateways/{c
   it('refuses a pg that names no driver (contract §20)', async () => {
     const res = await post(minimal({ code: 'bad-driver', pg: 'mybank' })).expect(400);
     assert.deepEqual(res.body, {
-      pg: ['"mybank" is not a gateway driver; use one of "sandbox", "cash", "mpgs", "knet", "stripe".'],
+      pg: [
+        '"mybank" is not a gateway driver; use one of "sandbox", "cash", "mpgs", "knet", "stripe", "router".',
+      ],
     });
     await get('bad-driver').expect(404);
   });

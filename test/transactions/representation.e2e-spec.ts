@@ -98,6 +98,8 @@ describe('transaction representation and retrieve', () => {
       language: 'en',
       payment_type: 'one_off',
       settled_pg_code: '',
+      gateway_code: '',
+      routing: [],
       agreement: null,
       shortify_attachment_url: false,
       shortify_checkout_url: false,

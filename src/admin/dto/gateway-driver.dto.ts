@@ -10,11 +10,12 @@ export class DriverSettingDto {
     anyOf: [
       { type: 'string', nullable: true },
       { type: 'integer', nullable: true },
+      { type: 'boolean', nullable: true },
     ],
     example: 8000,
     description: 'Taken when the gateway has no value; null: none, or one that `description` explains',
   })
-  default: string | number | null;
+  default: string | number | boolean | null;
   @ApiProperty({ example: 'The merchant id the bank issued.' }) description: string;
 }
 

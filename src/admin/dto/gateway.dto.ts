@@ -1,3 +1,4 @@
+import type { SettingValue } from '../../gateways/gateway-drivers';
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { BoolField, ChoiceField, TextField } from '../../common/validation/field-decorators';
@@ -29,11 +30,29 @@ export class GatewayDto {
   instructions: string;
   @ApiProperty({
     type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    additionalProperties: {
+      oneOf: [
+        { type: 'string' },
+        { type: 'integer' },
+        { type: 'boolean' },
+        {
+          type: 'array',
+          description: "A routing gateway's routes (contract §21)",
+          items: {
+            type: 'object',
+            properties: {
+              gateway: { type: 'string' },
+              weight: { type: 'integer', minimum: 1, maximum: 100 },
+            },
+            required: ['gateway'],
+          },
+        },
+      ],
+    },
     example: { merchant_id: 'TEST0001', api_base_url: 'https://test-gateway.mastercard.com' },
     description: "The driver's settings as stored, secrets left out (contract §20)",
   })
-  settings: Record<string, string | number>;
+  settings: Record<string, SettingValue>;
   @ApiProperty({
     type: String,
     isArray: true,

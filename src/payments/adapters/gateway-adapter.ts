@@ -1,3 +1,4 @@
+import type { SettingValue } from '../../gateways/gateway-drivers';
 import type { Gateway, GatewayOperation } from '../../gateways/gateway.entity';
 
 /**
@@ -17,7 +18,7 @@ import type { Gateway, GatewayOperation } from '../../gateways/gateway.entity';
  */
 
 /** A driver's settings for one gateway: the gateway's `settings`, secrets decrypted, defaults applied. */
-export type DriverSettingsValues = Readonly<Record<string, string | number | boolean>>;
+export type DriverSettingsValues = Readonly<Record<string, SettingValue>>;
 
 /** What the provider keeps of an attempt that we need later (its session or order id): never secrets. */
 export type ProviderData = Record<string, string>;
@@ -47,7 +48,8 @@ export function callTimeoutMs(
   now: number = Date.now(),
 ): number {
   if (deadline === undefined) return limitMs;
-  return Math.max(1, Math.min(limitMs, deadline - now));
+  // Whole milliseconds: an SDK may ignore a fractional limit (stripe-node takes integers only).
+  return Math.max(1, Math.floor(Math.min(limitMs, deadline - now)));
 }
 
 export interface PayInput extends DriverCall {

@@ -2,6 +2,7 @@ import { CashGatewayAdapter } from './cash/cash-driver';
 import type { RegisteredDriver } from './drivers.module';
 import { KnetDriver } from './knet/knet-driver';
 import { MpgsDriver } from './mpgs/mpgs-driver';
+import { RouterDriver } from './router/router-driver';
 import { SandboxGatewayAdapter } from './sandbox/sandbox-driver';
 import { StripeDriver } from './stripe/stripe-driver';
 
@@ -17,6 +18,7 @@ export const REGISTERED_DRIVERS: readonly RegisteredDriver[] = [
   MpgsDriver,
   KnetDriver,
   StripeDriver,
+  RouterDriver,
 ];
 
 /** The registered drivers, then `extra` (drivers an embedding or a test adds: `createApp(config, { drivers })`). */

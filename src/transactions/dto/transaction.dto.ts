@@ -1,3 +1,4 @@
+import { ROUTE_OUTCOMES } from '../../routing/route-decision.entity';
 import { ApiProperty } from '@nestjs/swagger';
 import { GATEWAY_FLOWS, GATEWAY_OPERATIONS, GATEWAY_TYPES } from '../../gateways/gateway.entity';
 import {
@@ -33,6 +34,13 @@ class NotificationsView {
 }
 
 /** The transaction representation returned by create, update and retrieve (contract §4). */
+/** One decision of a routing gateway (contract §21). */
+export class RouteDecisionDto {
+  @ApiProperty({ example: 'mpgs-nbk', description: 'The member gateway' }) gateway: string;
+  @ApiProperty({ enum: [...ROUTE_OUTCOMES] }) outcome: string;
+  @ApiProperty({ example: '2026-11-28T10:00:00.000Z' }) at: string;
+}
+
 export class TransactionDto {
   @ApiProperty({ pattern: '^[0-9a-f]{40}$' }) session_id: string;
   @ApiProperty({ enum: [...TRANSACTION_STATES] }) state: string;
@@ -72,6 +80,20 @@ export class TransactionDto {
   @ApiProperty({ enum: [...PAYMENT_TYPES] }) payment_type: string;
   @ApiProperty({ description: 'The gateway code that took the payment; empty before' })
   settled_pg_code: string;
+  @ApiProperty({
+    example: 'mpgs-nbk',
+    description:
+      "The gateway the payment was taken on: a routing gateway's member (contract §21), or the " +
+      "transaction's own gateway; empty until a payment succeeds",
+  })
+  gateway_code: string;
+  @ApiProperty({
+    type: RouteDecisionDto,
+    isArray: true,
+    description:
+      "A routing gateway's decisions for this transaction, oldest first (contract §21); [] otherwise",
+  })
+  routing: RouteDecisionDto[];
   @ApiProperty({ type: AgreementDto, nullable: true }) agreement: AgreementDto | null;
   @ApiProperty() shortify_attachment_url: boolean;
   @ApiProperty() shortify_checkout_url: boolean;

@@ -1,3 +1,4 @@
+import { RouteDecisionDto } from './transaction.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CardDto } from '../../cards/dto/card.dto';
 import { EVENT_NAMES } from '../../events/event-types';
@@ -32,6 +33,17 @@ export class WebhookPayloadDto {
   @ApiProperty({ example: '0.000' }) fee: string;
   @ApiProperty({ type: AmountDetailsDto }) amount_details: AmountDetailsDto;
   @ApiProperty({ description: 'The gateway code', example: 'sandbox' }) gateway_account: string;
+  @ApiProperty({
+    description:
+      "The gateway the payment was taken on (a routing gateway's member, contract §21); empty until a payment succeeds",
+  })
+  gateway_code: string;
+  @ApiProperty({
+    type: RouteDecisionDto,
+    isArray: true,
+    description: "A routing gateway's decisions for the transaction, oldest first; [] otherwise",
+  })
+  routing: RouteDecisionDto[];
   @ApiProperty() gateway_name: string;
   @ApiProperty() is_sandbox: boolean;
   @ApiProperty({ description: 'The payment attempt, `""` for other events' }) reference_number: string;

@@ -3,6 +3,7 @@ import type { EventName } from '../../events/event-types';
 import { isSandbox, type Gateway } from '../../gateways/gateway.entity';
 import type { Transaction } from '../transaction.entity';
 import type { CardDto } from '../../cards/dto/card.dto';
+import type { RouteDecisionView } from '../../routing/route-decisions.repository';
 
 /** What an event carries beside the transaction's own fields. */
 export interface EventDetails {
@@ -43,6 +44,8 @@ export interface PayloadInput {
   digits: number;
   at: Date;
   initiator?: Initiator | null;
+  /** A routing gateway's decisions for the transaction (contract §21); none otherwise. */
+  routing?: readonly RouteDecisionView[];
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */
@@ -78,6 +81,8 @@ export function buildEventPayload(input: PayloadInput): Record<string, unknown> 
       total: money(new Money(amount).plus(fee).toFixed()),
     },
     gateway_account: tx.pgCode,
+    gateway_code: tx.gatewayCode ?? '',
+    routing: [...(input.routing ?? [])],
     gateway_name: gateway?.name ?? '',
     is_sandbox: gateway ? isSandbox(gateway) : false,
     reference_number: details.referenceNumber ?? '',

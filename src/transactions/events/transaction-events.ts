@@ -11,6 +11,8 @@ import type { EventEnvelope } from '../../events/event-envelope';
 import type { EventName } from '../../events/event-types';
 import { OutboxService } from '../../events/outbox.service';
 import { GatewaysService } from '../../gateways/gateways.service';
+import { RouteDecisionsRepository, toDecisionView } from '../../routing/route-decisions.repository';
+import { isRouter } from '../../routing/router-settings';
 import type { Transaction } from '../transaction.entity';
 import { checkoutUrl } from '../transaction-urls';
 import { TransactionsRepository } from '../transactions.repository';
@@ -41,6 +43,7 @@ export class TransactionEvents {
     private readonly adminConfig: AdminConfigService,
     private readonly transactions: TransactionsRepository,
     private readonly outbox: OutboxService,
+    private readonly routeDecisions: RouteDecisionsRepository,
   ) {}
 
   async record(
@@ -103,6 +106,9 @@ export class TransactionEvents {
       this.settings.getLoaded('settings', () => this.adminConfig.getIn(manager)),
       this.initiatorOf(tx, manager),
     ]);
+    const routing = isRouter(gateway)
+      ? (await this.routeDecisions.listIn(manager, tx.id)).map(toDecisionView)
+      : undefined;
     const eventId = randomUUID();
     const base = this.config.publicBaseUrl;
     return {
@@ -121,6 +127,7 @@ export class TransactionEvents {
         digits: currency?.digits ?? 2,
         at: now,
         initiator,
+        routing,
       }),
       context: {
         language: tx.language,

@@ -48,7 +48,7 @@ describe('adding a gateway driver: its folder, then one line in the list of driv
     const drivers = res.body as Record<string, unknown>[];
     assert.deepEqual(
       drivers.map((driver) => driver.pg),
-      ['sandbox', 'cash', 'mpgs', 'knet', 'stripe', 'one-place'],
+      ['sandbox', 'cash', 'mpgs', 'knet', 'stripe', 'router', 'one-place'],
     );
     assert.deepEqual(drivers.at(-1), {
       pg: 'one-place',

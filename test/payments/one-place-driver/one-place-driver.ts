@@ -38,7 +38,7 @@ export class OnePlaceDriver extends ProviderDriver implements RedirectDriver {
     const provider: ProviderData = {
       amount: input.amount,
       currency: input.currencyCode,
-      approval: String(input.settings.approval_code),
+      approval: typeof input.settings.approval_code === 'string' ? input.settings.approval_code : '',
     };
     return Promise.resolve({ provider, destination: { kind: 'redirect', url: input.returnUrl } });
   }

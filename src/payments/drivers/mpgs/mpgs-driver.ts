@@ -458,7 +458,10 @@ export class MpgsDriver extends ProviderDriver implements RedirectDriver {
       merchant_id: text('merchant_id') ?? '',
       api_password: text('api_password') ?? '',
       api_base_url: text('api_base_url') ?? '',
-      api_version: typeof settings.api_version === 'boolean' ? undefined : settings.api_version,
+      api_version:
+        typeof settings.api_version === 'string' || typeof settings.api_version === 'number'
+          ? settings.api_version
+          : undefined,
       notification_secret: text('notification_secret'),
       merchant_name: text('merchant_name'),
       timeout_ms: typeof settings.timeout_ms === 'number' ? settings.timeout_ms : undefined,
