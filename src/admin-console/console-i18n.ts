@@ -83,6 +83,9 @@ export interface ConsoleStrings {
   fields: string;
   history: string;
   attempts: string;
+  /** A routing gateway's decisions (contract §21). */
+  routing: string;
+  routeOutcomes: Record<'started' | 'unavailable' | 'skipped_unhealthy', string>;
   /** A delivery's tries (not payment attempts). */
   tries: string;
   events: string;
@@ -206,6 +209,12 @@ const EN: ConsoleStrings = {
   fields: 'Fields',
   history: 'State history',
   attempts: 'Payment attempts',
+  routing: 'Routing',
+  routeOutcomes: {
+    started: 'started',
+    unavailable: 'unavailable (failed over)',
+    skipped_unhealthy: 'skipped (unhealthy)',
+  },
   tries: 'Attempts',
   events: 'Events and deliveries',
   deliveries: 'Deliveries',
@@ -328,6 +337,12 @@ const AR: ConsoleStrings = {
   fields: 'الحقول',
   history: 'سجل الحالات',
   attempts: 'محاولات الدفع',
+  routing: 'التوجيه',
+  routeOutcomes: {
+    started: 'بدأت',
+    unavailable: 'غير متاحة (تم التحويل)',
+    skipped_unhealthy: 'تم تخطيها (غير سليمة)',
+  },
   tries: 'المحاولات',
   events: 'الأحداث وعمليات التسليم',
   deliveries: 'عمليات التسليم',
@@ -360,6 +375,7 @@ const AR: ConsoleStrings = {
     amount: 'المبلغ',
     currency_code: 'العملة',
     pg_codes: 'رموز البوابات',
+    gateway_code: 'البوابة التي استلمت الدفع',
     operation: 'العملية',
     type: 'نوع الدفع',
     order_no: 'رقم الطلب',

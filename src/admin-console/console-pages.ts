@@ -230,6 +230,7 @@ const FIELDS: (keyof TransactionDto)[] = [
   'amount',
   'currency_code',
   'pg_codes',
+  'gateway_code',
   'operation',
   'type',
   'order_no',
@@ -326,6 +327,34 @@ export function transactionBody(
             </table>`
       }
     </section>
+    ${
+      tx.routing.length === 0
+        ? ''
+        : html`<section aria-labelledby="routing">
+            <h2 id="routing">${t.routing}</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">${t.createdAt}</th>
+                  <th scope="col">pg</th>
+                  <th scope="col">${t.result}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${tx.routing.map(
+                  (r) =>
+                    html`<tr>
+                      <td>${dateTime(r.at)}</td>
+                      <td>${r.gateway}</td>
+                      <td>
+                        ${Object.hasOwn(t.routeOutcomes, r.outcome) ? t.routeOutcomes[r.outcome as keyof ConsoleStrings['routeOutcomes']] : r.outcome}
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </section>`
+    }
     <section aria-labelledby="events">
       <h2 id="events">${t.events}</h2>
       ${events.map(

@@ -11,7 +11,8 @@ import { dataSourceOf } from '../events/event-helpers';
 import { TransactionDriver } from '../factories/transaction-states';
 import { StripeSimulator } from '../providers/stripe/stripe-simulator';
 import { adminAuth, gatewayInput, seedBasics, type Seeded } from '../setup/fixtures';
-import { startApp, type TestApp } from '../setup/test-app';
+import { ADMIN, startApp, type TestApp } from '../setup/test-app';
+import { consoleSignIn, sessionTokenOf } from '../admin/console-sign-in';
 import { assertMoneyAudit, attemptsOf, sessionIdOf } from './stripe-helpers';
 
 const GATEWAYS = '/b/checkout/v1/admin/gateways/';
@@ -390,6 +391,20 @@ describe('routing gateways: one payment method, several providers', () => {
       assert.equal(payload.gateway_code, 'stripe-b');
       assert.equal(payload.gateway_account, 'r-refused');
       assert.deepEqual(payload.routing, tx.routing);
+
+      // The console's transaction page shows the member and the decisions.
+      const signedIn = await consoleSignIn(t, ADMIN.username, ADMIN.password);
+      const page = await t
+        .http()
+        .get(`/admin/transactions/${p.id}`)
+        .set('Cookie', `checkout_admin=${sessionTokenOf(signedIn)}`)
+        .expect(200);
+      assert.match(page.text, /<h2 id="routing">Routing<\/h2>/);
+      assert.match(
+        page.text,
+        /<td>stripe-refused<\/td>\s*<td>\s*(unavailable \(failed over\)|skipped \(unhealthy\))\s*<\/td>/,
+      );
+      assert.match(page.text, /<td>stripe-b<\/td>\s*<td>\s*started\s*<\/td>/);
 
       const refund = await d.operate({ operation: 'refund', session_id: p.id });
       assert.equal(refund.status, 200, JSON.stringify(refund.body));
