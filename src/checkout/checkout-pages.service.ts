@@ -1,4 +1,5 @@
 import { type Gateway, isSandbox } from '../gateways/gateway.entity';
+import { isRouter, routerSettings } from '../routing/router-settings';
 import { GatewayDrivers } from '../gateways/gateway-drivers';
 import { Injectable } from '@nestjs/common';
 import { AdminConfigService } from '../admin-config/admin-config.service';
@@ -278,11 +279,16 @@ export class CheckoutPagesService {
 
   /**
    * The saved cards this transaction's payment page offers (contract §15): the customer's unexpired
-   * cards on its gateway, when the gateway saves cards; none without a customer.
+   * cards on its gateway, when the gateway saves cards; none without a customer. A routing
+   * gateway's are its members' (contract §21: a card belongs to the member that saved it, and is
+   * charged there).
    */
   private async pageCards(tx: Transaction, gateway: Gateway): Promise<Card[]> {
     if (!offersSavedCards(gateway, tx)) return [];
-    const cards = await this.cards.list(tx.customerId, [tx.pgCode]);
+    const codes = isRouter(gateway)
+      ? routerSettings(gateway.settings).routes.map((route) => route.gateway)
+      : [tx.pgCode];
+    const cards = await this.cards.list(tx.customerId, codes);
     return cards.filter((card) => !isExpired(card.expiryMonth, card.expiryYear));
   }
 

@@ -7,7 +7,9 @@ import type { Gateway } from '../../src/gateways/gateway.entity';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { DRIVER_SETTINGS } from '../../src/payments/driver-settings';
 import { GatewayRouting } from '../../src/payments/gateway-routing';
+import { openPaymentPage, savedCardChoices } from '../checkout/page-helpers';
 import { dataSourceOf } from '../events/event-helpers';
+import { listCards } from './saved-card-helpers';
 import { TransactionDriver } from '../factories/transaction-states';
 import { StripeSimulator } from '../providers/stripe/stripe-simulator';
 import { adminAuth, gatewayInput, seedBasics, type Seeded } from '../setup/fixtures';
@@ -55,7 +57,7 @@ describe('routing gateways: one payment method, several providers', () => {
 
   const memberUrl = (code: string): string => {
     const port = (hanging.address() as { port: number }).port;
-    if (code === 'stripe-refused') return REFUSING;
+    if (code.startsWith('stripe-refused')) return REFUSING;
     if (code === 'stripe-hang') return `http://127.0.0.1:${port}`;
     return code === 'stripe-a' ? simA.baseUrl : simB.baseUrl;
   };
@@ -70,8 +72,8 @@ describe('routing gateways: one payment method, several providers', () => {
             gateway.pg !== 'stripe'
               ? {}
               : {
-                  secret_key: (gateway.code === 'stripe-b' ? simB : simA).secretKey,
-                  webhook_secret: (gateway.code === 'stripe-b' ? simB : simA).webhookSecret,
+                  secret_key: (gateway.code.startsWith('stripe-b') ? simB : simA).secretKey,
+                  webhook_secret: (gateway.code.startsWith('stripe-b') ? simB : simA).webhookSecret,
                   api_base_url: memberUrl(gateway.code),
                   // The hanging route keeps the default limit: the router's own bound applies.
                   timeout_ms: gateway.code === 'stripe-hang' ? 8000 : 3000,
@@ -99,6 +101,8 @@ describe('routing gateways: one payment method, several providers', () => {
       gatewayInput({ ...member, code: 'stripe-auth', name: 'Stripe (authorize)', operation: 'authorize' }),
     );
     await gateways.create(gatewayInput({ ...member, code: 'stripe-usd', currencies: ['USD'] }));
+    for (const code of ['stripe-refused-cards', 'stripe-b-cards'])
+      await gateways.create(gatewayInput({ ...member, code, name: `Stripe ${code}`, tokenizable: true }));
   });
   after(async () => {
     for (const socket of held) socket.destroy();
@@ -107,7 +111,12 @@ describe('routing gateways: one payment method, several providers', () => {
     await t.close();
   });
 
-  const saveRouter = async (code: string, settings: Record<string, unknown>, status = 201) => {
+  const saveRouter = async (
+    code: string,
+    settings: Record<string, unknown>,
+    status = 201,
+    tokenizable = false,
+  ) => {
     const res = await t
       .http()
       .post(GATEWAYS)
@@ -118,7 +127,7 @@ describe('routing gateways: one payment method, several providers', () => {
         pg: 'router',
         type: 'sandbox',
         currencies: ['KWD'],
-        tokenizable: false,
+        tokenizable,
         settings,
       });
     assert.equal(res.status, status, res.text);
@@ -411,6 +420,70 @@ describe('routing gateways: one payment method, several providers', () => {
       const intent = simB.session(sessionIdOf(attempt))!.payment_intent as string;
       assert.equal(simB.refundsOf(intent).length, 1, 'the refund reached the member that took the money');
       assert.equal((await d.get(p.id)).state, 'refunded');
+    });
+
+    it('a card saved by a routed payment belongs to its member; auto-debit charges it there and never fails over', async () => {
+      await saveRouter(
+        'r-cards',
+        {
+          routes: [{ gateway: 'stripe-refused-cards' }, { gateway: 'stripe-b-cards' }],
+          unhealthy_after: 100,
+        },
+        201,
+        true,
+      );
+      const tx = await d.create({
+        pg_codes: ['r-cards'],
+        customer_id: 'cust-routed',
+        payment_type: 'save_card',
+      });
+      const id = String(tx.session_id);
+      let location = (await get(`/b/checkout/pay/r-cards?session_id=${id}`)).headers.get('location');
+      if (location === null) {
+        // Our page first (it offers the saved cards): go on to the provider.
+        const page = await openPaymentPage(t, `${t.url}/b/checkout/pay/r-cards?session_id=${id}`);
+        const posted = await t
+          .http()
+          .post(page.path)
+          .set('Cookie', page.cookie)
+          .type('form')
+          .send({ csrf_token: page.token, saved_card: '' });
+        assert.equal(posted.status, 303, posted.text);
+        location = String(posted.headers.location);
+      }
+      assert.match(location, new RegExp(`^${simB.baseUrl}/c/pay/`));
+      const [attempt] = (await attemptsOf(ds, id)).filter((a) => a.provider_data !== null);
+      const paid = simB.pay(sessionIdOf(attempt), '4242424242424242', {
+        expMonth: 11,
+        expYear: 2031,
+        name: 'Ada Lovelace',
+      });
+      assert.ok(paid.redirect, paid.error);
+      await get(paid.redirect);
+      assert.equal((await d.get(id)).state, 'paid');
+      const [card] = await listCards(t, s.apiKey, 'cust-routed');
+      assert.equal(card.pg_code, 'stripe-b-cards', 'the card is the member’s');
+
+      const debited = await d.create({ pg_codes: ['r-cards'], customer_id: 'cust-routed', amount: '12.340' });
+      const debitedId = String(debited.session_id);
+      const res = await t
+        .http()
+        .post('/b/pbl/v2/auto-debit/')
+        .set('Authorization', s.apiKey)
+        .send({ session_id: debitedId, token: card.token })
+        .expect(200);
+      assert.equal(res.body.result, 'success');
+      assert.deepEqual(await attemptGateways(debitedId), ['stripe-b-cards'], 'charged on its member only');
+      const after = await d.get(debitedId);
+      assert.equal(after.gateway_code, 'stripe-b-cards');
+      assert.deepEqual(after.routing, [], 'a saved card is not routed');
+      // The page of a new routed transaction offers the member's card.
+      const next = await d.create({ pg_codes: ['r-cards'], customer_id: 'cust-routed' });
+      const page = await openPaymentPage(
+        t,
+        `${t.url}/b/checkout/pay/r-cards?session_id=${String(next.session_id)}`,
+      );
+      assert.equal(savedCardChoices(page.html).length, 1);
     });
 
     it('weighted 70/30: 1 000 choices land within 3 points of the weights (on MySQL, by two replicas sharing the health)', async () => {
