@@ -312,7 +312,7 @@ describe('routing gateways: one payment method, several providers', () => {
       await saveRouter('r-hang', {
         routes: [{ gateway: 'stripe-hang' }, { gateway: 'stripe-b' }],
         unhealthy_after: 2,
-        cooldown_seconds: 1,
+        cooldown_seconds: 3,
       });
       const first = await Promise.all([pick('r-hang'), pick('r-hang')]);
       for (const p of first) {
@@ -335,7 +335,7 @@ describe('routing gateways: one payment method, several providers', () => {
           ['stripe-b', 'started'],
         ],
       );
-      await new Promise((resolve) => setTimeout(resolve, 1100)); // the cooldown
+      await new Promise((resolve) => setTimeout(resolve, 3100)); // the cooldown
       const trial = await pick('r-hang');
       assert.equal(trial.res.status, 303);
       assert.deepEqual(
