@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionsRepository } from '../../src/transactions/transactions.repository';
 import { transactionBody } from '../factories/transaction.factory';
 import { insertDueTransactions } from '../factories/due-transactions';
@@ -13,6 +12,7 @@ import {
   expiryOf,
   FAST_SWEEP_ENV,
   idsInState,
+  nextScheduledRun,
   setAutoExpire,
   setDeadline,
   stateCounts,
@@ -47,16 +47,22 @@ async function untilExpired(t: TestApp, id: string, timeoutMs = 10_000): Promise
   return Date.now() - started;
 }
 
-describe('auto-expiry on (the default), sweeping every second', () => {
+/**
+ * These tests give the sweep its instant (`ExpiryService.sweep({ now })`, the clock the job's run
+ * uses) instead of waiting for deadlines to pass: the job itself stays out of the way (one hour).
+ * That the scheduled job runs on its interval and follows the auto_expire toggle is tested once,
+ * with its real ticks: "takes a toggle without a restart" below.
+ */
+describe('auto-expiry on (the default), the sweep at a chosen instant', () => {
   let t: TestApp;
   let s: Seeded;
   before(async () => {
-    t = await startApp({ env: FAST_SWEEP_ENV });
+    t = await startApp({ env: { EXPIRY_SWEEP_SECONDS: '3600' } });
     s = await seedBasics(t);
   });
   after(() => t.close());
 
-  it('expires a transaction on its own once its deadline passed, emitting expired exactly once', async () => {
+  it('expires a transaction once its deadline passed, emitting expired exactly once', async () => {
     const tx = await create(t, s, {
       expiration_time: '00:00:01',
       order_no: 'auto-1',
@@ -64,9 +70,12 @@ describe('auto-expiry on (the default), sweeping every second', () => {
       notifications: { email: ['expired'] },
     });
     assert.equal(tx.state, 'created');
-    await untilExpired(t, tx.session_id);
-    // Two more sweeps must not emit it again.
-    await sleep(2500);
+    const deadline = new Date(tx.expires_at);
+    assert.equal((await expiryOf(t).sweep({ now: deadline })).expired, 1);
+    assert.equal(await stateOf(t, tx.session_id), 'expired');
+    // Two more sweeps, later on, must not emit it again.
+    assert.equal((await expiryOf(t).sweep({ now: new Date(deadline.getTime() + 1000) })).expired, 0);
+    assert.equal((await expiryOf(t).sweep({ now: new Date(deadline.getTime() + 2000) })).expired, 0);
     const events = await adminEvents(t, tx.session_id);
     assert.deepEqual(
       events.map((e) => [e.event, e.sequence]),
@@ -89,16 +98,19 @@ describe('auto-expiry on (the default), sweeping every second', () => {
 
   it('leaves a transaction alone until its deadline', async () => {
     const tx = await create(t, s, { expiration_time: '00:00:04' });
-    await sleep(2200);
+    const deadline = new Date(tx.expires_at);
+    // 2.2 s after its creation: not due yet.
+    assert.equal((await expiryOf(t).sweep({ now: new Date(deadline.getTime() - 1800) })).expired, 0);
     assert.equal(await stateOf(t, tx.session_id), 'created');
     assert.deepEqual(await eventNames(t, tx.session_id), ['created']);
-    await untilExpired(t, tx.session_id);
+    assert.equal((await expiryOf(t).sweep({ now: deadline })).expired, 1);
+    assert.equal(await stateOf(t, tx.session_id), 'expired');
   });
 
   it('expires at a pay attempt after the deadline too, still with one expired event', async () => {
     const tx = await create(t, s, { expiration_time: '00:00:01' });
-    await sleep(1100);
-    // Whichever comes first (the job or this attempt), the customer is refused as expired.
+    await setDeadline(dataSourceOf(t), tx.session_id, new Date(Date.now() - 100));
+    // The attempt comes before the next sweep: the customer is refused as expired.
     const res = await t
       .http()
       .post(testPayPath(tx.session_id))
@@ -106,7 +118,8 @@ describe('auto-expiry on (the default), sweeping every second', () => {
       .send({ card: TEST_CARDS.success })
       .expect(409);
     assert.deepEqual(res.body, { detail: 'A transaction in state "expired" can no longer be paid.' });
-    await sleep(1500);
+    // The next sweep finds it expired already and emits nothing more.
+    await expiryOf(t).sweep({ now: new Date(Date.now() + 1000) });
     assert.deepEqual(await eventNames(t, tx.session_id), ['created', 'expired']);
   });
 });
@@ -238,6 +251,8 @@ describe('auto-expiry off: expiry only when the customer tries to pay', () => {
   let t: TestApp;
   let s: Seeded;
   before(async () => {
+    // The job ticks every second (the shortest interval the config allows) for the toggle test;
+    // while auto_expire is off its runs sweep nothing.
     t = await startApp({ env: FAST_SWEEP_ENV });
     s = await seedBasics(t);
     await setAutoExpire(t, false);
@@ -246,7 +261,10 @@ describe('auto-expiry off: expiry only when the customer tries to pay', () => {
 
   it('keeps a transaction past its deadline as it is, and retrieve does not change it', async () => {
     const tx = await create(t, s, { expiration_time: '00:00:01' });
-    await sleep(2500);
+    await setDeadline(dataSourceOf(t), tx.session_id, new Date(Date.now() - 1500));
+    // Two scheduled runs (what the job does on its ticks) while auto-expiry is off: no sweep.
+    assert.equal(await expiryOf(t).runScheduled(), null);
+    assert.equal(await expiryOf(t).runScheduled(), null);
     const first = await t.http().get(`${CREATE}${tx.session_id}/`).expect(200);
     const second = await t.http().get(`${CREATE}${tx.session_id}/`).expect(200);
     assert.equal(first.body.state, 'created');
@@ -262,7 +280,8 @@ describe('auto-expiry off: expiry only when the customer tries to pay', () => {
       customer_email: 'customer@example.com',
       notifications: { email: ['expired'] },
     });
-    await sleep(2200);
+    await setDeadline(dataSourceOf(t), tx.session_id, new Date(Date.now() - 1200));
+    assert.equal(await expiryOf(t).runScheduled(), null);
     assert.equal(await stateOf(t, tx.session_id), 'created');
     const res = await t
       .http()
@@ -298,7 +317,9 @@ describe('auto-expiry off: expiry only when the customer tries to pay', () => {
 
   it('still pays a transaction whose deadline has not passed', async () => {
     const tx = await create(t, s, { expiration_time: '00:00:05' });
-    await sleep(1500);
+    // 1.5 s after its creation, its deadline 3.5 s ahead.
+    await setDeadline(dataSourceOf(t), tx.session_id, new Date(Date.now() + 3500));
+    assert.equal(await expiryOf(t).runScheduled(), null);
     const res = await t
       .http()
       .post(testPayPath(tx.session_id))
@@ -308,10 +329,16 @@ describe('auto-expiry off: expiry only when the customer tries to pay', () => {
     assert.equal(res.body.state, 'paid');
   });
 
+  // The one test that waits for the job's real ticks (every second, the shortest interval the
+  // config allows): its point is that the scheduled job runs on its own and reads the toggle on
+  // every run, which no call of the sweep can show. It waits for the job's runs themselves
+  // (nextScheduledRun), never for a fixed time.
   it('takes a toggle without a restart: on expires within an interval, off again stops it', async () => {
     const ds = dataSourceOf(t);
     const late = await create(t, s, { expiration_time: '00:00:01' });
-    await sleep(2200);
+    await setDeadline(ds, late.session_id, new Date(Date.now() - 1200));
+    // A run of the job while off: it sweeps nothing.
+    assert.equal(await nextScheduledRun(t), null);
     assert.equal(await stateOf(t, late.session_id), 'created');
 
     await setAutoExpire(t, true);
@@ -321,11 +348,12 @@ describe('auto-expiry off: expiry only when the customer tries to pay', () => {
     assert.deepEqual(await eventNames(t, late.session_id), ['created', 'expired']);
 
     await setAutoExpire(t, false);
-    // A run that started before the toggle may still be finishing: let it end.
-    await sleep(1100);
+    // A run that started before the toggle may still be finishing: a run that starts after it
+    // ends after that one (the job's runs never overlap), and sweeps nothing.
+    assert.equal(await nextScheduledRun(t), null);
     const created = (await stateCounts(ds)).created ?? 0;
     await insertDueTransactions(ds, 5);
-    await sleep(2500);
+    assert.equal(await nextScheduledRun(t), null);
     assert.equal((await stateCounts(ds)).created, created + 5);
   });
 });

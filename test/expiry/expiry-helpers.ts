@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { dateParam } from '../../src/database/db-values';
-import { ExpiryService } from '../../src/expiry/expiry.service';
+import { ExpiryService, type SweepResult } from '../../src/expiry/expiry.service';
 import type { TestApp } from '../setup/test-app';
 import { adminAuth } from '../setup/fixtures';
 
@@ -24,6 +24,32 @@ export async function setAutoExpire(t: TestApp, on: boolean): Promise<void> {
 }
 
 export const expiryOf = (t: TestApp): ExpiryService => t.app.get(ExpiryService);
+
+/**
+ * The result of the scheduled job's next run on this app: resolves once a call of
+ * `ExpiryService.runScheduled` (the job's tick) that starts after this call has ended. The job's
+ * runs never overlap, so by then every run that started earlier has ended too. Fails after
+ * `timeoutMs` (the job ticks every EXPIRY_SWEEP_SECONDS). Nothing else may call `runScheduled`
+ * meanwhile (it would be taken for the job's run).
+ */
+export function nextScheduledRun(t: TestApp, timeoutMs = 10_000): Promise<SweepResult | null> {
+  const expiry = expiryOf(t);
+  const own = expiry as { runScheduled: ExpiryService['runScheduled'] };
+  const restore = () => Reflect.deleteProperty(own, 'runScheduled'); // the prototype's method again
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      restore();
+      reject(new Error(`the expiry job did not run within ${timeoutMs} ms`));
+    }, timeoutMs);
+    own.runScheduled = () => {
+      restore();
+      clearTimeout(timer);
+      const run = ExpiryService.prototype.runScheduled.call(expiry);
+      run.then(resolve, reject);
+      return run;
+    };
+  });
+}
 
 /** Per transaction id: how many `expired` events it has. */
 export async function expiredEventCounts(ds: DataSource): Promise<Map<string, number>> {

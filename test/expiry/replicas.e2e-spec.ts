@@ -14,6 +14,7 @@ import {
   expiryOf,
   FAST_SWEEP_ENV,
   idsInState,
+  nextScheduledRun,
   setAutoExpire,
   setDeadline,
   stateCounts,
@@ -74,9 +75,17 @@ describe(`expiry with ${testDbKind() === 'mysql' ? 'two app instances on one MyS
     assert.deepEqual([Number(sequences.lo), Number(sequences.hi)], [1, 1]);
   });
 
+  // The test of this file that waits for the jobs' real ticks (every second, the shortest interval
+  // the config allows): its point is that the scheduled job runs on every replica and each reads
+  // the toggle stored through another. It waits for the jobs' runs themselves (nextScheduledRun),
+  // never for a fixed time.
   it('runs the scheduled job on every replica: all due expired once, a toggle on one reaches all', async () => {
     await insertDueTransactions(ds, 600);
-    await sleep(2200);
+    // A run of every replica's job while off: none sweeps.
+    assert.deepEqual(
+      await Promise.all(replicas.map((r) => nextScheduledRun(r))),
+      replicas.map(() => null),
+    );
     assert.equal((await stateCounts(ds)).created, 600);
     // Toggled through the last replica: every replica reads the stored config on its next run.
     await setAutoExpire(replicas.at(-1)!, true);
@@ -88,9 +97,17 @@ describe(`expiry with ${testDbKind() === 'mysql' ? 'two app instances on one MyS
     assert.equal(await assertExpiredExactlyOnce(ds), 1800);
 
     await setAutoExpire(a, false);
-    await sleep(1100);
+    // Runs that started before the toggle may still be finishing: a run of each replica that
+    // starts after it ends after them (a job's runs never overlap), and sweeps nothing.
+    assert.deepEqual(
+      await Promise.all(replicas.map((r) => nextScheduledRun(r))),
+      replicas.map(() => null),
+    );
     await insertDueTransactions(ds, 30);
-    await sleep(2500);
+    assert.deepEqual(
+      await Promise.all(replicas.map((r) => nextScheduledRun(r))),
+      replicas.map(() => null),
+    );
     assert.equal((await stateCounts(ds)).created, 30);
     await expiryOf(a).sweep();
   });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GatewaysService } from '../../src/gateways/gateways.service';
 import type { TransactionState } from '../../src/transactions/transaction-state';
-import { gatewayInput, Seeded, seedBasics } from '../setup/fixtures';
+import { Seeded, seedBasics } from '../setup/fixtures';
 import { startApp, TestApp } from '../setup/test-app';
 import { createTransaction, forceState, TxJson, TXN_PATH, txnPath } from './helpers';
 
@@ -35,20 +34,16 @@ const FULL = {
   language: 'ar',
 };
 
-/** contract §4 "Update rules". */
+/**
+ * contract §4 "Update rules" over HTTP. How an update re-checks the merged result (each rule's
+ * variants) runs at the service tier: test/services/transaction-fields.service-spec.ts.
+ */
 describe('update a payment transaction', () => {
   let t: TestApp;
   let s: Seeded;
   before(async () => {
     t = await startApp();
     s = await seedBasics(t);
-    const gateways = t.app.get(GatewaysService);
-    await gateways.create(gatewayInput({ code: 'usd-only', currencies: ['USD'] }));
-    await gateways.create(gatewayInput({ code: 'tokenized', requireCustomerPhone: true }));
-    await gateways.create(gatewayInput({ code: 'retired', isActive: false }));
-    await gateways.create(
-      gatewayInput({ code: 'auth-gw', name: 'Authorize', operation: 'authorize', feePercent: '1' }),
-    );
   });
   after(() => t.close());
 
@@ -127,121 +122,6 @@ describe('update a payment transaction', () => {
         language: ['"zz" is not a valid ISO 639-1 language code.'],
       },
     );
-  });
-
-  describe('re-checks the merged result', () => {
-    it('a new currency_code re-checks the stored amount decimals', async () => {
-      const created = await full({ amount: '12.345' });
-      assert.deepEqual(await refused(created.session_id, { currency_code: 'USD' }), {
-        amount: ['Ensure that there are no more than 2 decimal places for USD.'],
-      });
-      const ok = await patch(created.session_id, { currency_code: 'usd', amount: '12.34' }).expect(200);
-      assert.equal(ok.body.currency_code, 'USD');
-      assert.equal(ok.body.amount, '12.34');
-    });
-
-    it('a new amount is checked against the stored currency', async () => {
-      const created = await full({ currency_code: 'USD', amount: '5' });
-      assert.deepEqual(await refused(created.session_id, { amount: '5.001' }), {
-        amount: ['Ensure that there are no more than 2 decimal places for USD.'],
-      });
-      assert.equal((await patch(created.session_id, { amount: '5.10' }).expect(200)).body.amount, '5.10');
-    });
-
-    it('a new currency_code or gateway re-checks that the gateway accepts the currency', async () => {
-      const created = await full({ amount: '5' });
-      assert.deepEqual(await refused(created.session_id, { pg_codes: ['usd-only'] }), {
-        currency_code: ['Currency "KWD" is not accepted by gateway "usd-only".'],
-      });
-      const ok = await patch(created.session_id, { pg_codes: ['usd-only'], currency_code: 'USD' }).expect(
-        200,
-      );
-      assert.deepEqual(ok.body.pg_codes, ['usd-only']);
-      assert.equal(ok.body.payment_methods[0].code, 'usd-only');
-      assert.deepEqual(await refused(created.session_id, { currency_code: 'KWD' }), {
-        currency_code: ['Currency "KWD" is not accepted by gateway "usd-only".'],
-      });
-      assert.deepEqual(await refused(created.session_id, { pg_codes: ['retired'] }), {
-        pg_codes: ['"retired" is not a valid gateway code.'],
-      });
-    });
-
-    it('a new gateway brings its operation, fee and payment page', async () => {
-      const created = await createTransaction(t, s, { amount: '10' });
-      const res = await patch(created.session_id, { pg_codes: ['auth-gw'] }).expect(200);
-      assert.equal(res.body.operation, 'authorize');
-      assert.equal(res.body.payment_methods[0].code, 'auth-gw');
-      assert.equal(res.body.payment_methods[0].fee, '0.100');
-      assert.equal(
-        res.body.payment_methods[0].redirect_url,
-        `${t.url}/b/checkout/pay/auth-gw/?session_id=${created.session_id}`,
-      );
-      assert.deepEqual((await retrieve(created.session_id)).body, res.body);
-    });
-
-    it('new notifications.email needs a stored or sent customer_email', async () => {
-      const bare = await createTransaction(t, s);
-      assert.deepEqual(await refused(bare.session_id, { notifications: { email: ['paid'] } }), {
-        customer_email: ['This field is required when notifications.email is set.'],
-      });
-      const sent = await patch(bare.session_id, {
-        notifications: { email: ['paid'] },
-        customer_email: 'c@example.com',
-      }).expect(200);
-      assert.deepEqual(sent.body.notifications, { email: ['paid'] });
-      const stored = await createTransaction(t, s, { customer_email: 'c@example.com' });
-      const ok = await patch(stored.session_id, { notifications: { Email: ['created'] } }).expect(200);
-      assert.deepEqual(ok.body.notifications, { email: ['created'] });
-    });
-
-    it('new notifications.sms (any key case) needs a stored or sent customer_phone', async () => {
-      const bare = await createTransaction(t, s);
-      assert.deepEqual(await refused(bare.session_id, { notifications: { SMS: ['paid'] } }), {
-        customer_phone: ['This field is required when notifications.sms is set.'],
-      });
-      const stored = await createTransaction(t, s, { customer_phone: '+96550000000' });
-      const ok = await patch(stored.session_id, { notifications: { SMS: ['paid'] } }).expect(200);
-      assert.deepEqual(ok.body.notifications, { sms: ['paid'] });
-    });
-
-    it('clearing customer_email or customer_phone is refused while notifications need it', async () => {
-      const created = await full();
-      assert.deepEqual(await refused(created.session_id, { customer_email: null, customer_phone: '' }), {
-        customer_email: ['This field is required when notifications.email is set.'],
-        customer_phone: ['This field is required when notifications.sms is set.'],
-      });
-      const ok = await patch(created.session_id, {
-        customer_email: null,
-        customer_phone: null,
-        notifications: null,
-      }).expect(200);
-      assert.equal(ok.body.customer_email, '');
-      assert.equal(ok.body.customer_phone, '');
-      assert.deepEqual(ok.body.notifications, {});
-    });
-
-    it('a gateway with require_customer_phone needs a stored or sent customer_phone', async () => {
-      const bare = await createTransaction(t, s);
-      assert.deepEqual(await refused(bare.session_id, { pg_codes: ['tokenized'] }), {
-        customer_phone: ['This field is required by gateway "tokenized".'],
-      });
-      await patch(bare.session_id, { pg_codes: ['tokenized'], customer_phone: '+96551111111' }).expect(200);
-      assert.deepEqual(await refused(bare.session_id, { customer_phone: null }), {
-        customer_phone: ['This field is required by gateway "tokenized".'],
-      });
-    });
-
-    it('a partial billing_address replaces the stored one and must be complete', async () => {
-      const created = await full();
-      assert.deepEqual(await refused(created.session_id, { billing_address: { city: 'Jahra' } }), {
-        billing_address: {
-          line1: ['This field is required.'],
-          state: ['This field is required.'],
-          country: ['This field is required.'],
-          postal_code: ['This field is required.'],
-        },
-      });
-    });
   });
 
   it('clears optional fields sent as null', async () => {
