@@ -40,12 +40,13 @@ export class GatewayRouting {
    * open (its current weights stored, under a row lock, so replicas share one sequence), then the
    * others not open by weight, then the open ones. An open route is skipped unless all are.
    */
-  async plan(router: Gateway, now: Date = new Date()): Promise<RoutePlan> {
+  async plan(router: Gateway, now: Date = new Date(), ensured = false): Promise<RoutePlan> {
     const settings = routerSettings(router.settings);
     const codes = settings.routes.map((route) => route.gateway);
     const planned = await this.uow.run(async (manager) => {
       const rows = await this.health.readIn(manager, router.code, codes);
-      if (rows.length < codes.length) return null; // a new route: its row first
+      // A new route: its row first (once; a row still missing then is planned as a closed circuit).
+      if (rows.length < codes.length && !ensured) return null;
       const states = settings.routes.map((route) =>
         routeState(
           rows.find((row) => row.gatewayCode === route.gateway),
@@ -80,7 +81,7 @@ export class GatewayRouting {
     });
     if (planned === null) {
       await this.health.ensure(router.code, codes, now);
-      return this.plan(router, now);
+      return this.plan(router, now, true);
     }
     for (const entry of planned) this.showHealth(router.code, entry.route.gateway, entry.state !== 'open');
     return {
