@@ -1,3 +1,4 @@
+// test-bundle: quiet — a burst of creates must be answered within the pool's acquire timeout: test processes beside it take the CPU it measures (docs/testing.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

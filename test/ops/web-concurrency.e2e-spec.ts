@@ -1,3 +1,4 @@
+// test-bundle: quiet — it bounds how long the service takes to exit when its workers cannot start, from its start (docs/testing.md).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
