@@ -44,7 +44,8 @@ export class GatewayRouting {
     const settings = routerSettings(router.settings);
     const codes = settings.routes.map((route) => route.gateway);
     const planned = await this.uow.run(async (manager) => {
-      const rows = await this.health.readIn(manager, router.code, codes);
+      // Only the weighted round-robin writes what it reads: a priority choice takes no lock.
+      const rows = await this.health.readIn(manager, router.code, codes, settings.strategy === 'weighted');
       // A new route: its row first (once; a row still missing then is planned as a closed circuit).
       if (rows.length < codes.length && !ensured) return null;
       const states = settings.routes.map((route) =>

@@ -40,18 +40,22 @@ export class RouteHealthRepository {
     );
   }
 
-  /** The routes' rows inside the caller's unit, locked until it ends on MySQL (SQLite has one writer). */
+  /**
+   * The routes' rows inside the caller's unit; with `lock`, locked until it ends on MySQL (the
+   * weighted round-robin's read-modify-write; SQLite has one writer).
+   */
   async readIn(
     manager: EntityManager,
     routerCode: string,
     gatewayCodes: readonly string[],
+    lock: boolean,
   ): Promise<RouteHealth[]> {
     const query = manager
       .getRepository(RouteHealth)
       .createQueryBuilder('h')
       .where('h.router_code = :routerCode', { routerCode })
       .andWhere({ gatewayCode: In([...gatewayCodes]) });
-    if (Dialect.of(manager).isMysql) query.setLock('pessimistic_write');
+    if (lock && Dialect.of(manager).isMysql) query.setLock('pessimistic_write');
     return (await query.getMany()).filter(
       (row) => row.routerCode === routerCode && gatewayCodes.includes(row.gatewayCode),
     );
