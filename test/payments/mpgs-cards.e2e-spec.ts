@@ -190,15 +190,21 @@ describe('MPGS saved cards: save on the Hosted Payment Page, charge the token', 
 
   it('a gateway that refuses to tokenize keeps the payment and saves no card', async () => {
     const picked = await toMpgs('cust-refused', { save: true });
-    const returnUrl = sim.payOnHostedPage(picked.session, MPGS_CARDS.approved);
-    // RETRIEVE ORDER answers; CREATE TOKEN is refused (a merchant profile without tokenization).
-    sim.failOperation('CREATE_TOKEN', {
+    // RETRIEVE ORDER answers; every CREATE TOKEN is refused (a merchant profile without
+    // tokenization), whether the return or the reconciler asks first.
+    const lift = sim.refuseOperation('CREATE_TOKEN', {
       cause: 'INVALID_REQUEST',
       explanation: 'Tokenization is not enabled',
     });
-    assert.ok([200, 303].includes((await get(returnUrl)).status));
-    assert.equal(await stateOf(picked.id), 'paid', 'the payment stands');
-    assert.deepEqual(await cardsOf('cust-refused'), [], 'no card is saved');
+    try {
+      const returnUrl = sim.payOnHostedPage(picked.session, MPGS_CARDS.approved);
+      assert.ok([200, 303].includes((await get(returnUrl)).status));
+      assert.equal(await stateOf(picked.id), 'paid', 'the payment stands');
+      assert.ok(sim.requestsFor('CREATE_TOKEN').length > 0, 'tokenization was asked for, and refused');
+      assert.deepEqual(await cardsOf('cust-refused'), [], 'no card is saved');
+    } finally {
+      lift();
+    }
   });
 
   it('auto-debit charges the token merchant-initiated: PAY with storedOnFile STORED, then a refund', async () => {

@@ -140,8 +140,8 @@ export class MpgsSimulator {
   private readonly tokens = new Map<string, SimCard>();
   private delay = { ms: 0, remaining: 0 };
   private failures: InjectedFailure[] = [];
-  /** Failures for the next call of one operation (e.g. CREATE_TOKEN), whatever comes between. */
-  private readonly operationFailures = new Map<string, InjectedFailure>();
+  /** Operations refused on every call until lifted ({@link refuseOperation}). */
+  private readonly refusals = new Map<string, InjectedFailure>();
   /** Calls (of one operation, or of any) carried out whose answers are then lost ({@link loseAnswers}). */
   private lost: { operation: string | null; remaining: number } = { operation: null, remaining: 0 };
   /** Changes made to the next answer of an operation ({@link alterNextAnswer}). */
@@ -223,15 +223,19 @@ export class MpgsSimulator {
     }
   }
 
-  /** The next call of `operation` (e.g. `CREATE_TOKEN`) gets `failure` instead of its answer. */
-  failOperation(operation: string, failure: Partial<InjectedFailure> = {}): void {
-    const cause = failure.cause ?? 'SERVER_BUSY';
-    const status = failure.status ?? (cause === 'SERVER_BUSY' ? 503 : cause === 'SERVER_FAILED' ? 500 : 400);
-    this.operationFailures.set(operation, {
-      status,
-      cause,
-      explanation: failure.explanation ?? `Simulated ${cause}`,
-    });
+  /**
+   * Every call of `operation` gets `failure` until the returned function lifts it: a merchant
+   * profile that lacks a capability refuses it each time it is asked, not once (e.g. CREATE_TOKEN
+   * without tokenization enabled, "Tokenization is not enabled"). A second caller (our return and
+   * our reconciler both asking) is refused just the same.
+   */
+  refuseOperation(operation: string, failure: Partial<InjectedFailure> = {}): () => void {
+    const cause = failure.cause ?? 'INVALID_REQUEST';
+    const status = failure.status ?? 400;
+    this.refusals.set(operation, { status, cause, explanation: failure.explanation ?? `Simulated ${cause}` });
+    return () => {
+      this.refusals.delete(operation);
+    };
   }
 
   /**
@@ -513,8 +517,7 @@ export class MpgsSimulator {
     }
     const hung = this.hung.get(operation ?? '');
     if (hung) await hung;
-    const injected = this.operationFailures.get(operation ?? '') ?? this.failures.shift();
-    this.operationFailures.delete(operation ?? '');
+    const injected = this.refusals.get(operation ?? '') ?? this.failures.shift();
     if (injected) {
       sendJson(res, injected.status, {
         result: 'ERROR',
