@@ -10,7 +10,11 @@ import { startApp, TestApp } from '../setup/test-app';
 import { createTransaction, TXN_PATH, txnPath } from '../transactions/helpers';
 
 const MB = 1024 * 1024;
-const WAIT_MS = 1500;
+/**
+ * How long a body waits for room (BODY_WAIT_MS): long enough that a held body finished meanwhile
+ * (its create answered) lets the waiting one in on a loaded machine, short enough to wait out.
+ */
+const WAIT_MS = 4000;
 const UNAVAILABLE = { detail: 'Service temporarily unavailable.' };
 
 /** A valid JSON create body of exactly `bytes` bytes (an unknown, ignored key pads it). */
@@ -47,6 +51,9 @@ function megabyteUpload(): Buffer {
   return body;
 }
 
+/** Held requests not answered yet: ended when a test fails half-way, so the app can close. */
+const unfinished = new Set<ClientRequest>();
+
 interface HeldBody {
   /** Sends the rest of the body; resolves with the answer's status. */
   finish(): Promise<number>;
@@ -76,6 +83,8 @@ function holdBody(t: TestApp, auth: string, kind: 'upload' | 'json' = 'upload'):
     req.on('error', reject);
   });
   req.write(body.subarray(0, body.length / 2));
+  unfinished.add(req);
+  answered.finally(() => unfinished.delete(req)).catch(() => undefined);
   return {
     finish() {
       req.end(body.subarray(body.length / 2));
@@ -96,7 +105,10 @@ describe('bodies read and parsed at once are bounded', () => {
     gate = t.app.get(BodyGate);
     largeGate = t.app.get(LargeBodyGate);
   });
-  after(() => t.close());
+  after(async () => {
+    for (const req of unfinished) req.destroy();
+    await t.close();
+  });
 
   const untilInFlight = async (bytes: number, of: BodyGate = gate) => {
     for (let i = 0; i < 200 && of.bytesInFlight !== bytes; i++) await sleep(25);
