@@ -157,6 +157,27 @@ describe('authentication and permissions on the transactions API (contract §3)'
       await users.update(user.id, { isActive: false });
       expect401(await create(basicAuth('inactive', 'inactive-pass')), INVALID_LOGIN, BOTH_CHALLENGES);
     });
+    it("spends one scrypt on a client's repeated requests; a guess always spends its own, a new password refuses the old at once", async () => {
+      const users = t.app.get(UsersService);
+      const user = await users.create({
+        username: 'repeat',
+        password: 'repeat-pass-1',
+        gatewayCodes: ['sandbox'],
+      });
+      const before = { ...users.passwords.stats };
+      for (let i = 0; i < 3; i++) await create(basicAuth('repeat', 'repeat-pass-1')).expect(201);
+      assert.equal(users.passwords.stats.hashed - before.hashed, 1, 'one scrypt for three requests');
+      assert.equal(users.passwords.stats.remembered - before.remembered, 2);
+      for (let i = 0; i < 2; i++)
+        expect401(await create(basicAuth('repeat', 'repeat-guess')), INVALID_LOGIN, BOTH_CHALLENGES);
+      assert.equal(users.passwords.stats.hashed - before.hashed, 3, 'each guess checked');
+      await users.update(user.id, { password: 'repeat-pass-2' });
+      expect401(await create(basicAuth('repeat', 'repeat-pass-1')), INVALID_LOGIN, BOTH_CHALLENGES);
+      await create(basicAuth('repeat', 'repeat-pass-2')).expect(201);
+      await users.update(user.id, { gatewayCodes: [] });
+      const res = await create(basicAuth('repeat', 'repeat-pass-2')).expect(403);
+      assert.deepEqual(res.body, { detail: 'You do not have permission to use gateway code "sandbox".' });
+    });
     it('Basic auth on update → 401 (update takes an API key), even with the right password', async () => {
       const res = await update(s.merchant);
       expect401(

@@ -4,7 +4,8 @@ import { EntityManager, Repository } from 'typeorm';
 import { FieldErrors, NotFound } from '../../common/errors/domain-errors';
 import { isUniqueViolation } from '../../database/db-values';
 import { UnitOfWork } from '../../database/unit-of-work';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../passwords';
+import { DUMMY_PASSWORD_HASH, hashPassword } from '../passwords';
+import { PasswordMatches } from './password-matches';
 import { User } from './user.entity';
 
 export interface UserInput {
@@ -36,6 +37,8 @@ const revokesSessions = (changes: UserChanges): boolean =>
 @Injectable()
 export class UsersService {
   private readonly revokers: SessionRevoker[] = [];
+  /** Passwords checked against their hashes, matches remembered for minutes (password-matches.ts). */
+  readonly passwords = new PasswordMatches();
 
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
@@ -48,7 +51,9 @@ export class UsersService {
   }
 
   /**
-   * The active user with these credentials, or null. Always spends one scrypt, found or not.
+   * The active user with these credentials, or null. Spends one scrypt, found or not, unless the
+   * same password matched the same hash minutes ago ({@link PasswordMatches}); the user is read
+   * every time, so a deactivation or a new permission applies at once.
    * Names compare exactly (contract §3): the database's lookup may match `admin ` or `ADMIN` to
    * `admin` (MariaDB's PAD SPACE collations, case-insensitive ones), so the found name is
    * compared again here; a near miss is an unknown user.
@@ -56,7 +61,7 @@ export class UsersService {
   async verify(username: string, password: string): Promise<User | null> {
     const found = await this.users.findOne({ where: { username } });
     const user = found?.username === username ? found : null;
-    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    const ok = await this.passwords.check(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     return user && ok && user.isActive ? user : null;
   }
 
@@ -120,7 +125,7 @@ export class UsersService {
         existing = await this.users.findOneOrFail({ where: { username } });
       }
     }
-    const samePassword = await verifyPassword(password, existing.passwordHash);
+    const samePassword = await this.passwords.check(password, existing.passwordHash);
     if (samePassword && existing.isAdmin && existing.isActive) return existing;
     return this.update(existing.id, { password, isAdmin: true, isActive: true });
   }
