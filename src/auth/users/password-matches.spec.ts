@@ -57,6 +57,14 @@ describe('PasswordMatches', () => {
     assert.deepEqual(calls, ['hash-of-p0:p0'], 'the oldest was forgotten');
   });
 
+  it('takes a hash just made from a password as a match, without checking it', async () => {
+    const { matches, calls } = counted();
+    matches.remember('new', 'hash-of-new');
+    assert.equal(await matches.check('new', 'hash-of-new'), true);
+    assert.equal(await matches.check('other', 'hash-of-new'), false);
+    assert.deepEqual(calls, ['hash-of-new:other']);
+  });
+
   it('checks real scrypt hashes by default', async () => {
     const matches = new PasswordMatches();
     const stored = await hashPassword('right password');

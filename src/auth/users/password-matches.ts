@@ -32,7 +32,7 @@ export class PasswordMatches {
   ) {}
 
   async check(password: string, stored: string): Promise<boolean> {
-    const id = createHmac('sha256', this.key).update(stored).update('\0').update(password).digest('base64');
+    const id = this.idOf(password, stored);
     const until = this.remembered.get(id);
     if (until !== undefined && until > this.now()) {
       this.stats.remembered++;
@@ -41,11 +41,20 @@ export class PasswordMatches {
     this.remembered.delete(id);
     this.stats.hashed++;
     const matches = await this.verify(password, stored);
-    if (matches) this.remember(id);
+    if (matches) this.keep(id);
     return matches;
   }
 
-  private remember(id: string): void {
+  /** `stored` was just made from `password` (a user created, a password set): a match already. */
+  remember(password: string, stored: string): void {
+    this.keep(this.idOf(password, stored));
+  }
+
+  private idOf(password: string, stored: string): string {
+    return createHmac('sha256', this.key).update(stored).update('\0').update(password).digest('base64');
+  }
+
+  private keep(id: string): void {
     if (this.remembered.size >= REMEMBERED_MAX) {
       const oldest = this.remembered.keys().next().value;
       if (oldest !== undefined) this.remembered.delete(oldest);

@@ -67,9 +67,11 @@ export class UsersService {
 
   async create(input: UserInput): Promise<User> {
     const now = new Date();
+    const passwordHash = await hashPassword(input.password);
+    this.passwords.remember(input.password, passwordHash);
     const fields: Partial<User> = {
       username: input.username,
-      passwordHash: await hashPassword(input.password),
+      passwordHash,
       gatewayCodes: input.gatewayCodes ?? [],
       isAdmin: input.isAdmin ?? false,
       isActive: input.isActive ?? true,
@@ -89,7 +91,10 @@ export class UsersService {
   async update(id: number, changes: UserChanges): Promise<User> {
     const user = await this.get(id);
     if (changes.username !== undefined) user.username = changes.username;
-    if (changes.password !== undefined) user.passwordHash = await hashPassword(changes.password);
+    if (changes.password !== undefined) {
+      user.passwordHash = await hashPassword(changes.password);
+      this.passwords.remember(changes.password, user.passwordHash);
+    }
     if (changes.gatewayCodes !== undefined) user.gatewayCodes = changes.gatewayCodes;
     if (changes.isAdmin !== undefined) user.isAdmin = changes.isAdmin;
     if (changes.isActive !== undefined) user.isActive = changes.isActive;
