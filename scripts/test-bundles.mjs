@@ -10,10 +10,9 @@ import { join } from 'node:path';
 /** A file whose source holds this line runs in a process of its own (it measures the process). */
 export const ALONE_MARKER = 'test-bundle: alone';
 /**
- * A file whose source holds this line runs once the legs' other files are done, one at a time per
- * leg, the two legs' side by side (a process per core): it bounds the wall time of processes it
- * starts (a start that must fail within 10 s), which four test processes beside it on a 2-core
- * machine would stretch.
+ * A file whose source holds this line runs after both legs, alone on the machine (each leg's such
+ * files one at a time): it bounds the wall time of processes it starts (a start that must fail
+ * within 10 s), which four test processes beside it on a 2-core machine would stretch.
  */
 export const QUIET_MARKER = 'test-bundle: quiet';
 /**
