@@ -11,10 +11,15 @@ import type { Socket } from 'node:net';
  * Written on `node:http(s)` rather than `fetch`: Node's built-in `fetch` offers no separate connect
  * limit without the `undici` package's `Agent`, which is not a dependency. A new connection per
  * call (`agent: false`): no pooled connection that the provider closed meanwhile can make a
- * request's fate unknown. No redirects are followed.
+ * request's fate unknown. No redirects are followed. Every failure, whichever the provider, is one
+ * error, {@link ProviderTransportError}, saying whether the request may have reached the provider.
  */
 
 export interface ProviderHttpRequest {
+  /** The provider's display name (`KNET`, `MPGS`): its failures name it. */
+  provider: string;
+  /** What the call does (`inquiry`, `RETRIEVE_ORDER`): its failures name it. */
+  operation: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: URL;
   /** Sent as they are: the caller names the content type and length. */
@@ -27,8 +32,8 @@ export interface ProviderHttpRequest {
   /** The answer is read up to this many bytes. */
   maxAnswerBytes: number;
   /**
-   * Beyond {@link maxAnswerBytes}: `fail` (a {@link ProviderHttpError} `too_large`) or `cut` (the
-   * chunks read within it are kept, the rest dropped).
+   * Beyond {@link maxAnswerBytes}: `fail` (a {@link ProviderTransportError} `too_large`) or `cut`
+   * (the chunks read within it are kept, the rest dropped).
    */
   beyondMax: 'fail' | 'cut';
 }
@@ -39,29 +44,77 @@ export interface ProviderHttpAnswer {
 }
 
 /**
- * Why an exchange brought no answer, as facts (each client words them in its provider's terms):
- * - `connect_limit`: no connection within the connect limit (nothing was sent);
- * - `answer_limit`: the whole-call limit passed, `connected` or not yet;
- * - `request_error`: the connection failed (before or after it was up: `connected`);
- * - `response_error`: the answer broke off while it was being read;
+ * Why a call brought no (whole) answer:
+ * - `connect_timeout`: no connection within the connect limit, or the whole-call limit passed
+ *   before the connection was up (nothing was sent);
+ * - `timeout`: connected, but the whole-call limit passed before the whole answer came;
+ * - `network`: the connection failed (before it was up, or after: see `sent`), or the answer
+ *   broke off while it was being read;
  * - `too_large`: the answer exceeds `maxAnswerBytes` (with `beyondMax: 'fail'`).
  */
-export type ProviderHttpFailure =
+export type ProviderTransportKind = 'connect_timeout' | 'timeout' | 'network' | 'too_large';
+
+/**
+ * The one error of {@link sendProviderRequest}, for every provider it serves: the call brought no
+ * (whole) answer, so the provider may or may not have acted on it — unless `sent` is false. Its
+ * message names the provider, the operation and the host and path called: never the query string
+ * (it may carry data), the headers (credentials) or the body (card data).
+ */
+export class ProviderTransportError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly operation: string,
+    readonly kind: ProviderTransportKind,
+    /** Whether the request may have reached the provider: false only when no connection was ever up. */
+    readonly sent: boolean,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProviderTransportError';
+  }
+}
+
+/** What happened to an exchange that brought no answer, as {@link sendProviderRequest} sees it. */
+type ProviderHttpFailure =
   | { kind: 'connect_limit' }
   | { kind: 'answer_limit'; connected: boolean }
   | { kind: 'request_error'; connected: boolean; error: NodeJS.ErrnoException }
   | { kind: 'response_error'; error: Error }
   | { kind: 'too_large' };
 
-/** The one error of {@link sendProviderRequest}: the exchange brought no (whole) answer. */
-export class ProviderHttpError extends Error {
-  constructor(readonly failure: ProviderHttpFailure) {
-    super(`Provider exchange failed: ${failure.kind}`);
-    this.name = 'ProviderHttpError';
+/** The one place an exchange's failure becomes the error its caller gets. */
+function transportError(request: ProviderHttpRequest, failure: ProviderHttpFailure): ProviderTransportError {
+  const { protocol, host, pathname } = request.url; // no query (it may carry data), no credentials
+  const error = (kind: ProviderTransportKind, sent: boolean, detail: string) =>
+    new ProviderTransportError(
+      request.provider,
+      request.operation,
+      kind,
+      sent,
+      `${request.provider} ${request.operation} (${protocol}//${host}${pathname}): ${detail}`,
+    );
+  switch (failure.kind) {
+    case 'connect_limit':
+      return error('connect_timeout', false, `no connection within ${request.connectTimeoutMs} ms`);
+    case 'answer_limit':
+      return failure.connected
+        ? error('timeout', true, `no answer within ${request.answerTimeoutMs} ms`)
+        : error('connect_timeout', false, `no connection within ${request.answerTimeoutMs} ms`);
+    case 'request_error': {
+      const { code, message } = failure.error;
+      const said = code && !message.includes(code) ? `${code}: ${message}` : message;
+      return failure.connected
+        ? error('network', true, `the connection broke: ${said}`)
+        : error('network', false, `could not connect: ${said}`);
+    }
+    case 'response_error':
+      return error('network', true, `the answer broke off: ${failure.error.message}`);
+    case 'too_large':
+      return error('too_large', true, `the answer exceeds ${request.maxAnswerBytes} bytes`);
   }
 }
 
-/** Sends one request; rejects with {@link ProviderHttpError} only. */
+/** Sends one request; rejects with {@link ProviderTransportError} only. */
 export function sendProviderRequest(request: ProviderHttpRequest): Promise<ProviderHttpAnswer> {
   const secure = request.url.protocol === 'https:';
   const transport = secure ? https : http;
@@ -75,7 +128,7 @@ export function sendProviderRequest(request: ProviderHttpRequest): Promise<Provi
       clearTimeout(connectTimer);
       if (failure) {
         outgoing.destroy();
-        reject(new ProviderHttpError(failure));
+        reject(transportError(request, failure));
       } else resolve(answer as ProviderHttpAnswer);
     };
     const outgoing = transport.request(request.url, {

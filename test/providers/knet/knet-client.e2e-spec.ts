@@ -10,9 +10,9 @@ import {
   KnetClientOptions,
   KnetRequestError,
   KnetTerminal,
-  KnetTransportError,
   KnetUnverifiedError,
 } from '../../../src/payments/providers/knet/knet-client';
+import { ProviderTransportError } from '../../../src/payments/providers/provider-http';
 import { KnetSimulator } from './knet-simulator';
 import { KnetTestMerchant } from './knet-merchant';
 
@@ -458,7 +458,7 @@ describe('KNET client against the KNET simulator', () => {
     sim.delay('inquiry', 1500);
     const started = Date.now();
     await assert.rejects(quick.inquire({ trackId, amount: '2' }), (error: unknown) => {
-      return error instanceof KnetTransportError && error.failure === 'timeout';
+      return error instanceof ProviderTransportError && error.kind === 'timeout';
     });
     assert.ok(Date.now() - started < 1200, `gave up after ${Date.now() - started} ms`);
     sim.delay('inquiry', 0);
@@ -469,7 +469,7 @@ describe('KNET client against the KNET simulator', () => {
 
     sim.failNext('refund', 1, 'drop_after');
     await assert.rejects(client.refund({ trackId, amount: '1' }), (error: unknown) => {
-      return error instanceof KnetTransportError && error.failure === 'network';
+      return error instanceof ProviderTransportError && error.kind === 'network';
     });
     assert.equal(
       sim.paymentByTrack(trackId)!.refunds.length,
@@ -490,7 +490,7 @@ describe('KNET client against the KNET simulator', () => {
       );
       const started = Date.now();
       await assert.rejects(stuck.inquire({ trackId: newTrack(), amount: '1' }), (error: unknown) => {
-        return error instanceof KnetTransportError && error.failure === 'connect_timeout';
+        return error instanceof ProviderTransportError && error.kind === 'connect_timeout';
       });
       assert.ok(Date.now() - started < 1500);
     } finally {

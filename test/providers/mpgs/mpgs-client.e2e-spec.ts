@@ -5,8 +5,9 @@ import { createServer as createTcpServer, Server as TcpServer, Socket } from 'no
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { MpgsClient, MpgsClientOptions } from '../../../src/payments/providers/mpgs/mpgs-client';
-import { MpgsApiError, MpgsTransportError } from '../../../src/payments/providers/mpgs/mpgs-errors';
+import { MpgsApiError } from '../../../src/payments/providers/mpgs/mpgs-errors';
 import { MpgsInitiateCheckoutInput } from '../../../src/payments/providers/mpgs/mpgs-types';
+import { ProviderTransportError } from '../../../src/payments/providers/provider-http';
 import { MpgsSimulator, newTransactionId } from './mpgs-simulator';
 
 /** A receiver of the simulator's notifications: records each POST, answers 200. */
@@ -292,7 +293,7 @@ describe('MPGS client against the MPGS simulator', () => {
     const captures = sim.requestsFor('CAPTURE').length;
     sim.loseAnswers(1, 'CAPTURE');
     const lost = await rejection(client.capture(input.orderId, 'cap-lost', '4', 'KWD', 3));
-    assert.ok(lost instanceof MpgsTransportError);
+    assert.ok(lost instanceof ProviderTransportError);
     assert.equal(lost.sent, true);
     assert.equal(sim.requestsFor('CAPTURE').length, captures + 1, 'sent once');
     const order = await client.retrieveOrder(input.orderId);
@@ -306,7 +307,7 @@ describe('MPGS client against the MPGS simulator', () => {
     const started = Date.now();
     const error = await rejection(client.retrieveOrder('slow-deadline', { deadline: Date.now() + 300 }));
     const took = Date.now() - started;
-    assert.ok(error instanceof MpgsTransportError);
+    assert.ok(error instanceof ProviderTransportError);
     assert.equal(error.kind, 'timeout');
     assert.ok(took >= 250 && took < 1000, `took ${took} ms`);
   });
@@ -369,13 +370,13 @@ describe('MPGS client against the MPGS simulator', () => {
     assert.equal(error.status, 404);
   });
 
-  it('no answer within timeout_ms: MpgsTransportError "timeout", raised on time', async () => {
+  it('no answer within timeout_ms: ProviderTransportError "timeout", raised on time', async () => {
     const quick = makeClient({ timeout_ms: 400 });
     sim.delayAnswers(1500, 1);
     const started = Date.now();
     const error = await rejection(quick.retrieveOrder('slow-order'));
     const took = Date.now() - started;
-    assert.ok(error instanceof MpgsTransportError);
+    assert.ok(error instanceof ProviderTransportError);
     assert.equal(error.kind, 'timeout');
     assert.equal(error.sent, true);
     assert.ok(took >= 350 && took < 1200, `took ${took} ms`);
@@ -389,7 +390,7 @@ describe('MPGS client against the MPGS simulator', () => {
     assert.equal(error.status, 404);
   });
 
-  it('no connection within the connect limit (a TLS server that never answers the handshake): "connect", not sent', async () => {
+  it('no connection within the connect limit (a TLS server that never answers the handshake): "connect_timeout", not sent', async () => {
     const sockets: Socket[] = [];
     const silent: TcpServer = createTcpServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -402,8 +403,8 @@ describe('MPGS client against the MPGS simulator', () => {
       const started = Date.now();
       const error = await rejection(stuck.retrieveOrder('x'));
       const took = Date.now() - started;
-      assert.ok(error instanceof MpgsTransportError);
-      assert.equal(error.kind, 'connect');
+      assert.ok(error instanceof ProviderTransportError);
+      assert.equal(error.kind, 'connect_timeout');
       assert.equal(error.sent, false);
       // Sent twice (the request never left), each bounded by the connect limit, well inside timeout_ms.
       assert.equal(sockets.length, 2);

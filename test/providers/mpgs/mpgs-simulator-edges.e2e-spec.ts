@@ -4,8 +4,9 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { MpgsClient } from '../../../src/payments/providers/mpgs/mpgs-client';
-import { MpgsApiError, MpgsTransportError } from '../../../src/payments/providers/mpgs/mpgs-errors';
+import { MpgsApiError } from '../../../src/payments/providers/mpgs/mpgs-errors';
 import type { MpgsInitiateCheckoutInput } from '../../../src/payments/providers/mpgs/mpgs-types';
+import { ProviderTransportError } from '../../../src/payments/providers/provider-http';
 import { MpgsSimulator, newTransactionId } from './mpgs-simulator';
 
 const APPROVED = { number: '5123450000000008', expiry: '01/39' };
@@ -253,7 +254,7 @@ describe('MPGS simulator: the documented edges', () => {
     try {
       const started = Date.now();
       const error = await rejection(client.retrieveOrder('hung-order'));
-      assert.ok(error instanceof MpgsTransportError);
+      assert.ok(error instanceof ProviderTransportError);
       assert.equal(error.kind, 'timeout');
       assert.ok(Date.now() - started < 1500);
     } finally {

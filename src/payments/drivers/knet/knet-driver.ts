@@ -30,10 +30,10 @@ import {
   knetResultState,
   type KnetResultMessage,
   type KnetTransactionDetails,
-  KnetTransportError,
   KnetUnverifiedError,
   resultOutcome,
 } from '../../providers/knet/knet-client';
+import { ProviderTransportError } from '../../providers/provider-http';
 import { ProviderDriver } from '../provider-driver';
 import { KNET_CATALOGUE } from './knet.catalogue';
 
@@ -270,7 +270,7 @@ export class KnetDriver extends ProviderDriver implements RedirectDriver {
       return { result: 'failed', message: `KNET refused the refund: ${why}` };
     } catch (error) {
       if (error instanceof KnetRequestError) return { result: 'failed', message: error.message };
-      if (error instanceof KnetTransportError || error instanceof KnetAnswerError) {
+      if (error instanceof ProviderTransportError || error instanceof KnetAnswerError) {
         this.logger.warn(
           { knet: 'refund', trackId: input.referenceNumber, err: error.message },
           'KNET did not confirm a refund; it may have happened',
@@ -366,10 +366,10 @@ function pageLimitMs(call: DriverCall): number {
  * "try again" codes; not for a refusal (credentials, amount, track) or a request we would not send.
  */
 function providerFailure(error: unknown): unknown {
-  if (error instanceof KnetTransportError)
+  if (error instanceof ProviderTransportError)
     return new ProviderCallFailed(KNET_PG, error.message, {
       status: null,
-      code: error.failure,
+      code: error.kind,
       retryable: true,
     });
   if (error instanceof KnetAnswerError) {

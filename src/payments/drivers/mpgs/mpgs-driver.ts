@@ -28,7 +28,7 @@ import {
   UnverifiedNotification,
 } from '../../adapters/gateway-adapter';
 import { MpgsClient, type MpgsCallLogger, type MpgsCallOptions } from '../../providers/mpgs/mpgs-client';
-import { MpgsApiError, MpgsTransportError } from '../../providers/mpgs/mpgs-errors';
+import { MpgsApiError } from '../../providers/mpgs/mpgs-errors';
 import type { MpgsSettingsInput } from '../../providers/mpgs/mpgs-settings';
 import type {
   MpgsAgreement,
@@ -37,6 +37,7 @@ import type {
   MpgsToken,
   MpgsTransaction,
 } from '../../providers/mpgs/mpgs-types';
+import { ProviderTransportError } from '../../providers/provider-http';
 import { ProviderDriver } from '../provider-driver';
 import { MPGS_CATALOGUE } from './mpgs.catalogue';
 
@@ -491,7 +492,7 @@ export function providerFailure(error: unknown): unknown {
       retryable: error.retryable || error.status === 429 || error.status >= 500,
     });
   }
-  if (error instanceof MpgsTransportError) {
+  if (error instanceof ProviderTransportError) {
     return new ProviderCallFailed(MPGS_PG, error.message, {
       status: null,
       code: error.kind,

@@ -1,6 +1,7 @@
 import { Logger, type LoggerService } from '@nestjs/common';
+import { ProviderTransportError } from '../provider-http';
 import { decryptTrandata, encryptTrandata, KnetDecryptError, resourceKeyBytes } from './knet-crypto';
-import { KnetHttpLimits, KnetTransportError, postText } from './knet-http';
+import { KnetHttpLimits, postText } from './knet-http';
 import {
   checkMerchantUrl,
   checkTrackId,
@@ -193,7 +194,6 @@ export class KnetAnswerError extends Error {
   }
 }
 
-export { KnetTransportError } from './knet-http';
 export { KnetRequestError } from './knet-messages';
 
 /** `!ERROR!-IPAY0100263-Transaction not found.` (tranPipe's error answers). */
@@ -375,7 +375,7 @@ export class KnetClient {
     const limits = { ...this.limits, timeoutMs: options.timeoutMs ?? this.limits.timeoutMs };
     const started = Date.now();
     try {
-      const answer = await postText(url, body, 'application/xml', limits);
+      const answer = await postText(call, url, body, 'application/xml', limits);
       const fields = answer.status === 200 ? parseFlatXml(answer.body) : {};
       this.logger.log(
         {
@@ -397,9 +397,9 @@ export class KnetClient {
       if (!fields.result) throw new KnetAnswerError(`KNET's ${call} answer has no result`);
       return fields;
     } catch (error) {
-      if (error instanceof KnetTransportError) {
+      if (error instanceof ProviderTransportError) {
         this.logger.warn(
-          { knet: call, trackId, failure: error.failure, ms: Date.now() - started },
+          { knet: call, trackId, failure: error.kind, ms: Date.now() - started },
           error.message,
         );
       }

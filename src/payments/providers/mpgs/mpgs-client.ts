@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { parse as parseLosslessJson } from 'lossless-json';
 import { callTimeoutMs } from '../../adapters/gateway-adapter';
+import { ProviderTransportError } from '../provider-http';
 import { formatMpgsAmount } from './mpgs-amount';
-import { MpgsApiError, MpgsTransportError } from './mpgs-errors';
+import { MpgsApiError } from './mpgs-errors';
 import { MpgsHttpSend, sendMpgsHttp } from './mpgs-http';
 import { verifyMpgsNotification } from './mpgs-notification';
 import {
@@ -85,7 +86,7 @@ type AmountOperationArgs = [
  *
  * Every call is bounded: 5 s to connect, and `timeout_ms` (or 20 s in the background) for the
  * whole call, retries included. Failures throw {@link MpgsApiError} (the gateway answered with an
- * error) or {@link MpgsTransportError} (no answer); neither ever carries the API password.
+ * error) or {@link ProviderTransportError} (no answer); neither ever carries the API password.
  */
 export class MpgsClient {
   readonly settings: MpgsSettings;
@@ -479,7 +480,7 @@ function apiError(operation: string, status: number, parsed: Record<string, unkn
 }
 
 function retryAllowed(error: unknown, policy: RetryPolicy): boolean {
-  if (error instanceof MpgsTransportError) {
+  if (error instanceof ProviderTransportError) {
     if (!error.sent) return true;
     return policy === 'read' && error.kind === 'network';
   }
@@ -490,6 +491,6 @@ function describeFailure(error: unknown): Record<string, unknown> {
   if (error instanceof MpgsApiError) {
     return { status: error.status, cause: error.errorCause, field: error.field ?? undefined };
   }
-  if (error instanceof MpgsTransportError) return { failure: error.kind, sent: error.sent };
+  if (error instanceof ProviderTransportError) return { failure: error.kind, sent: error.sent };
   return { failure: error instanceof Error ? error.name : 'unknown' };
 }

@@ -1,6 +1,7 @@
 /**
- * Failures of MPGS calls. Messages name the operation and what MPGS said; they never contain the
- * API password or the Authorization header.
+ * Failures of MPGS calls that MPGS answered. Messages name the operation and what MPGS said; they
+ * never contain the API password or the Authorization header. A call MPGS did not answer fails with
+ * the provider clients' one transport error, `ProviderTransportError` (../provider-http.ts).
  */
 
 /**
@@ -38,22 +39,5 @@ export class MpgsApiError extends Error {
   /** The credentials (merchant id / API password) were refused. */
   get authenticationFailed(): boolean {
     return this.status === 401;
-  }
-}
-
-/**
- * The call got no answer: `connect` (no connection within the connect limit: the request was never
- * sent), `timeout` (sent, but no answer within the answer limit: the outcome is unknown),
- * `network` (the connection failed; whether the request arrived is unknown unless `sent` is false).
- */
-export class MpgsTransportError extends Error {
-  constructor(
-    readonly operation: string,
-    readonly kind: 'connect' | 'timeout' | 'network',
-    readonly sent: boolean,
-    detail: string,
-  ) {
-    super(`MPGS ${operation}: ${detail}`);
-    this.name = 'MpgsTransportError';
   }
 }
