@@ -60,7 +60,7 @@ const filter = process.env.TEST_FILTER ? new RegExp(process.env.TEST_FILTER) : n
 /** How long one test file may run. */
 const FILE_TIMEOUT_MS = 120_000;
 /** About how long (s) a bundle of files runs in one process; 0: every file in its own (test-bundles.mjs). */
-const bundleSeconds = Number(process.env.TEST_BUNDLE_SECONDS ?? '45');
+const bundleSeconds = Number(process.env.TEST_BUNDLE_SECONDS ?? '90');
 /** Each file's expected time per leg (s), from an earlier run: what the bundles are planned with. */
 const TIMES_FILE = resolve(import.meta.dirname, 'test-times.json');
 const expectedTimes = (() => {
