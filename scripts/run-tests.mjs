@@ -281,11 +281,11 @@ async function runLeg(label, env, out = TERMINAL, { coversShared = true } = {}) 
 
 /**
  * An env that turns V8 coverage off for a test process and what it starts: empty, not left out
- * (Node's child_process puts a parent's NODE_V8_COVERAGE back into an env that lacks the name). With coverage on (NODE_V8_COVERAGE set: c8, .ci/run) and both legs
- * running, a file that runs on both legs writes its coverage on the MySQL leg only: the SQLite
- * leg's copy would add ~1 s of CPU per process (a 13 MB write at exit) and ~13 % to its tests, and
- * a second copy of nearly the same lines for c8 to merge. The SQLite leg's own files
- * (ONE_LEG_MARKER) write theirs.
+ * (Node's child_process puts a parent's NODE_V8_COVERAGE back into an env that lacks the name).
+ * With coverage on (NODE_V8_COVERAGE set: c8, .ci/run) and both legs running, a file that runs on
+ * both legs writes its coverage on the MySQL leg only: the SQLite leg's copy would add ~1 s of CPU
+ * per process (a 13 MB write at exit) and ~13 % to its tests, and a second copy of nearly the same
+ * lines for c8 to merge. The SQLite leg's own files (ONE_LEG_MARKER) write theirs.
  */
 const NO_COVERAGE = { NODE_V8_COVERAGE: '' };
 const coverageOn = Boolean(process.env.NODE_V8_COVERAGE);
