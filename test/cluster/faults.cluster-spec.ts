@@ -1,3 +1,4 @@
+// cluster-tests: takes a node down (no other cluster file runs beside it: run-cluster-tests.mjs)
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
