@@ -2,9 +2,6 @@ import 'reflect-metadata';
 import type { DynamicModule, Type } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { ProviderOverride } from '../../src/app.factory';
 import { AuthModule } from '../../src/auth/auth.module';
@@ -16,6 +13,7 @@ import { DatabaseModule } from '../../src/database/database.module';
 import { MetricsModule } from '../../src/metrics/metrics.module';
 import { DriversModule } from '../../src/payments/drivers/drivers.module';
 import { REGISTERED_DRIVERS } from '../../src/payments/drivers/registered-drivers';
+import { tempDir } from './temp-dir';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /**
@@ -67,13 +65,13 @@ const QUIET_ENV: Record<string, string> = {
 export async function createServiceContext(options: ServiceContextOptions): Promise<ServiceContext> {
   const db = options.db ?? (await createTestDatabase());
   const dropDb = () => (options.db ? Promise.resolve() : db.drop());
-  const attachmentDir = mkdtempSync(join(tmpdir(), 'checkout-files-'));
+  const attachmentDir = tempDir('checkout-files-');
   let module: TestingModule | undefined;
   try {
     const config = loadConfig({
       ...QUIET_ENV,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      ATTACHMENT_DIR: attachmentDir,
+      ATTACHMENT_DIR: attachmentDir.path,
       ...db.env,
       ...options.env,
     });
@@ -107,13 +105,13 @@ export async function createServiceContext(options: ServiceContextOptions): Prom
       async close() {
         await started.close();
         await dropDb();
-        rmSync(attachmentDir, { recursive: true, force: true });
+        attachmentDir.remove();
       },
     };
   } catch (error) {
     await module?.close().catch(() => undefined);
     await dropDb();
-    rmSync(attachmentDir, { recursive: true, force: true });
+    attachmentDir.remove();
     throw error;
   }
 }

@@ -1,14 +1,12 @@
 import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import supertest from 'supertest';
 import { createApp, type ProviderOverride } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import type { RegisteredDriver } from '../../src/payments/drivers/drivers.module';
 import { watchContract } from './openapi-contract';
+import { tempDir } from './temp-dir';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 /** The gateway-secrets key the test apps run with (32 bytes, base64). */
@@ -72,14 +70,14 @@ function checkedAgent(agent: supertest.Agent, violations: string[]): supertest.A
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
   const port = await freePort();
-  const attachmentDir = mkdtempSync(join(tmpdir(), 'checkout-files-')); // unless env says otherwise
+  const attachmentDir = tempDir('checkout-files-'); // unless env says otherwise
   const config = loadConfig({
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    ATTACHMENT_DIR: attachmentDir,
+    ATTACHMENT_DIR: attachmentDir.path,
     CARD_FINGERPRINT_KEY: 'test-card-fingerprint-key-0123456789abcdef',
     SECRETS_KEY: TEST_SECRETS_KEY, // `SECRETS_KEY: ''` in options.env: none (key file / refusal)
     ...db.env,
@@ -97,7 +95,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     async close() {
       await app.close();
       if (!options.db) await db.drop();
-      rmSync(attachmentDir, { recursive: true, force: true });
+      attachmentDir.remove();
       if (violations.length > 0) {
         // Requests not made through http() (fetch, browsers): reported here, after the clean-up.
         throw new Error(`Responses that differ from openapi.json:\n  ${violations.join('\n  ')}`);
