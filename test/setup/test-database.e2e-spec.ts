@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/app-config';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { openDataSource } from '../../src/database/open-data-source';
-import { createTestDatabase, type TestDatabase, testDbKind } from './test-database';
+import {
+  createMysqlDatabase,
+  createTestDatabase,
+  PREFIX_ENV,
+  prepareTemplate,
+  type TestDatabase,
+  testDbKind,
+} from './test-database';
 
 interface Snapshot {
   /** Each table's definition as the database itself states it. */
@@ -84,3 +92,36 @@ describe(`test databases (${testDbKind()})`, () => {
     }
   });
 });
+
+if (testDbKind() === 'mysql') {
+  describe('test schemas a file leaves behind (MySQL)', () => {
+    it("are dropped with the leg's template: every schema under its prefix, no other", async () => {
+      const server = process.env.MYSQL_TEST_URL ?? 'mysql://root@127.0.0.1:3306/test';
+      const template = await prepareTemplate('mysql', server);
+      const prefix = template.env[PREFIX_ENV];
+      // Left by two files of the leg; and one of another run whose prefix only starts the same.
+      const left = [await createMysqlDatabase(server, prefix), await createMysqlDatabase(server, prefix)];
+      const other = await createMysqlDatabase(server, `${prefix}0`);
+      const schemas = async () => {
+        const connection = await createConnection({ uri: server });
+        try {
+          const [found] = await connection.query<{ name: string }[] & []>(
+            'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA',
+          );
+          return found.map((row) => row.name).filter((name) => name.startsWith(prefix));
+        } finally {
+          await connection.end();
+        }
+      };
+      try {
+        assert.equal((await schemas()).length, 3);
+        await template.drop();
+        const after = await schemas();
+        assert.equal(after.length, 1, `left: ${after.join(', ')}`);
+        assert.match(after[0], new RegExp(`^${prefix}0_`));
+      } finally {
+        await Promise.all([...left, other].map((db) => db.drop()));
+      }
+    });
+  });
+}

@@ -34,6 +34,12 @@ const mysqlServer = (): string => process.env.MYSQL_TEST_URL ?? 'mysql://root@12
  * each database is migrated where it is made.
  */
 export const TEMPLATE_ENV = 'TEST_DB_TEMPLATE';
+/**
+ * The name prefix of the MySQL schemas a leg's test files make (prepareTemplate sets it, one per
+ * leg and run): the schemas a file left behind (an app ended with `app.close()` to keep its
+ * database, a file that failed half way) are dropped with the template. Unset: `checkout_t`.
+ */
+export const PREFIX_ENV = 'TEST_DB_PREFIX';
 
 /** What a clone needs, written once per leg by prepareTemplate (a JSON file named by TEST_DB_TEMPLATE). */
 type Template =
@@ -60,7 +66,10 @@ function leftTemplate(): Template | null {
  */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const kind = testDbKind();
-  const db = kind === 'sqlite' ? createSqliteFile() : await createMysqlDatabase(mysqlServer());
+  const db =
+    kind === 'sqlite'
+      ? createSqliteFile()
+      : await createMysqlDatabase(mysqlServer(), process.env[PREFIX_ENV] ?? undefined);
   if (options.empty) return db;
   const from = leftTemplate();
   try {
@@ -189,9 +198,26 @@ async function cloneStatements(db: TestDatabase): Promise<string[]> {
 
 /** A leg's migrated template, made once per run by scripts/run-tests.mjs before its workers start. */
 export interface PreparedTemplate {
-  /** TEST_DB_TEMPLATE for the workers. */
+  /** TEST_DB_TEMPLATE (and on MySQL TEST_DB_PREFIX) for the workers. */
   env: Record<string, string>;
+  /** Drops the template, and on MySQL every schema made under the leg's prefix and still there. */
   drop(): Promise<void>;
+}
+
+/** Drops the schemas whose names start with `prefix` + `_` on `server`; how many there were. */
+async function dropSchemasNamed(server: string, prefix: string): Promise<number> {
+  const connection = await createConnection({ uri: server });
+  try {
+    const like = `${prefix}_`.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+    const [left] = await connection.query<{ name: string }[] & []>(
+      'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?',
+      [like],
+    );
+    for (const { name } of left) await connection.query(`DROP DATABASE IF EXISTS ${quoted(name)}`);
+    return left.length;
+  } finally {
+    await connection.end();
+  }
 }
 
 /**
@@ -204,9 +230,12 @@ export async function prepareTemplate(
 ): Promise<PreparedTemplate> {
   const db = kind === 'sqlite' ? createSqliteFile() : await createMysqlDatabase(mysqlUrl, 'checkout_tpl');
   const dir = mkdtempSync(join(tmpdir(), 'checkout-template-'));
+  // Its workers' schemas: checkout_t_<this run and leg>_<pid>_<random>.
+  const prefix = `checkout_t_${randomBytes(3).toString('hex')}`;
   const drop = async () => {
     await db.drop();
     rmSync(dir, { recursive: true, force: true });
+    if (kind === 'mysql') await dropSchemasNamed(mysqlUrl, prefix);
   };
   try {
     await migrate(db);
@@ -216,7 +245,9 @@ export async function prepareTemplate(
         : { kind: 'mysql', schema: schemaOf(db), statements: await cloneStatements(db) };
     const file = join(dir, 'template.json');
     writeFileSync(file, JSON.stringify(described));
-    return { env: { [TEMPLATE_ENV]: file }, drop };
+    const env: Record<string, string> = { [TEMPLATE_ENV]: file };
+    if (kind === 'mysql') env[PREFIX_ENV] = prefix;
+    return { env, drop };
   } catch (error) {
     await drop();
     throw error;
