@@ -5,10 +5,9 @@ import { join } from 'node:path';
 /** The directories made by {@link tempDir} in this process and not removed yet. */
 const left = new Set<string>();
 
-function removeLeft(): void {
+process.on('exit', () => {
   for (const path of left) rmSync(path, { recursive: true, force: true });
-  left.clear();
-}
+});
 
 /**
  * A new directory under the system's temporary one (`prefix` + random letters). `remove()` takes it
@@ -16,7 +15,6 @@ function removeLeft(): void {
  * through `app.close()` to keep its database for another) is removed then.
  */
 export function tempDir(prefix: string): { path: string; remove(): void } {
-  if (left.size === 0) process.once('exit', removeLeft);
   const path = mkdtempSync(join(tmpdir(), prefix));
   left.add(path);
   return {
@@ -24,7 +22,6 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
     remove() {
       left.delete(path);
       rmSync(path, { recursive: true, force: true });
-      if (left.size === 0) process.removeListener('exit', removeLeft);
     },
   };
 }
